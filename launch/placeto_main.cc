@@ -1,0 +1,32 @@
+// `placeto`: the command-line entry point for simulation, placement, comparison, family
+// generation and import.  Distributed training is `placeto_actor` (under mpirun).
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+
+#include "common/error.h"
+#include "common/logging.h"
+#include "launch/commands.h"
+#include "placeto/config.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"placeto: learned and classical device placement (version " PLACETO_VERSION
+               ", " PLACETO_GIT_REVISION ")"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", PLACETO_VERSION " (" PLACETO_GIT_REVISION ")");
+  std::string log_level = "info";
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error");
+  placeto::register_sim_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const placeto::Error& e) {
+    std::cerr << "placeto: error: " << e.what() << std::endl;
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "placeto: internal error: " << e.what() << std::endl;
+    return 3;
+  }
+  return 0;
+}
