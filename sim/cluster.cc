@@ -12,6 +12,13 @@ bool Cluster::has_memory_limits() const {
   return false;
 }
 
+double Cluster::op_time_us(double cost_us, int /*device*/) const { return cost_us; }
+
+double Cluster::transfer_time_us(int64_t bytes, int src, int dst) const {
+  if (src == dst) return 0;
+  return static_cast<double>(bytes) / compat.transfer_bytes_per_us;
+}
+
 Cluster default_cluster(int num_devices) {
   PLACETO_CHECK_GE(num_devices, 1);
   Cluster c;

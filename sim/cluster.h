@@ -38,6 +38,17 @@ struct Cluster {
 
   int num_devices() const { return static_cast<int>(devices.size()); }
   bool has_memory_limits() const;
+
+  // The cost view that placers (HEFT, m-ETF, ...) share with the simulator, so that their
+  // estimates mean the same thing as simulated runtimes.
+  // Compute time of an op of cost `cost_us` on `device`, without the gap after it.
+  double op_time_us(double cost_us, int device) const;
+  // Gap a device leaves after an op (the compatible mode's delta1; 0 after zero-cost ops).
+  double op_gap_us(double cost_us) const { return cost_us == 0 ? 0 : compat.delta1_us; }
+  // Time to move `bytes` from device `src` to device `dst` once the bus is free.
+  double transfer_time_us(int64_t bytes, int src, int dst) const;
+  // Gap a bus leaves after each transfer (delta2).
+  double transfer_gap_us() const { return compat.delta2_us; }
 };
 
 // D identical devices with unlimited memory and the paper's constants.

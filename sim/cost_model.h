@@ -1,0 +1,37 @@
+// Device profiles and the roofline cost model: how long an op takes on a device from the
+// FLOPs it performs and the bytes it moves, and how large a tensor is.  Figures and formulas
+// are documented with their sources in docs/COST_MODEL.md.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace placeto {
+
+struct DeviceProfile {
+  std::string name;                 // "k80", "v100", "a100", "h100"
+  double peak_flops = 0;            // FP32 FLOP/s (a multiply-add counts as 2)
+  double mem_bandwidth = 0;         // device memory bytes/s
+  double compute_efficiency = 0.5;  // fraction of peak FLOP/s a typical kernel reaches
+  double memory_efficiency = 0.7;   // fraction of peak bandwidth a typical kernel reaches
+  double launch_overhead_us = 5.0;  // fixed cost per op
+  double memory_bytes = 0;          // capacity
+  // Links to a peer device of the same kind in one node, and across nodes.
+  double intra_node_bandwidth = 0;  // bytes/s (PCIe or NVLink)
+  double intra_node_latency_us = 0;
+  double inter_node_bandwidth = 0;  // bytes/s (network)
+  double inter_node_latency_us = 0;
+};
+
+// Known profiles; throws InputError naming the unknown one and listing the known names.
+const DeviceProfile& device_profile(const std::string& name);
+std::vector<std::string> device_profile_names();
+
+// Roofline: launch overhead + max(flops / achieved FLOP/s, bytes / achieved bandwidth), in us.
+double roofline_cost_us(double flops, double bytes_moved, const DeviceProfile& profile);
+
+// Bytes of a tensor of the given shape and element size; unknown (negative) dims count as 1.
+int64_t tensor_bytes(const std::vector<int64_t>& shape, int64_t element_bytes);
+
+}  // namespace placeto
