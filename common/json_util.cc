@@ -10,7 +10,7 @@ namespace placeto {
 Json parse_json_text(const std::string& text, const std::string& source_name) {
   try {
     return Json::parse(text);
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {  // parse_error, or out_of_range for 1e999
     std::string what = e.what();
     // nlohmann prefixes "[json.exception.parse_error.101] "; keep the useful part.
     auto pos = what.find("] ");

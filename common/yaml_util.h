@@ -17,8 +17,11 @@ YAML::Node parse_yaml_text(const std::string& text, const std::string& source);
 // A YAML node plus where it came from.
 class YamlField {
  public:
+  // A missing key (yaml-cpp's "invalid" node) becomes an undefined node that is safe to query.
   YamlField(YAML::Node node, std::string file, std::string path)
-      : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {}
+      : node_(node.IsDefined() ? std::move(node) : YAML::Node(YAML::NodeType::Undefined)),
+        file_(std::move(file)),
+        path_(std::move(path)) {}
 
   const YAML::Node& node() const { return node_; }
   const std::string& file() const { return file_; }

@@ -2,16 +2,27 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <limits>
 
 #include "common/error.h"
 
 namespace placeto {
 
 namespace {
-// Event kinds in processing order at equal times: release < bus < device.
-constexpr uint64_t kRelease = 0;
-constexpr uint64_t kBus = 1ull << 62;
-constexpr uint64_t kDevice = 2ull << 62;
+constexpr double kIdle = std::numeric_limits<double>::infinity();
+
+// Non-negative doubles order like their bit patterns read as unsigned integers.
+inline uint64_t time_bits(double t) {
+  uint64_t b;
+  std::memcpy(&b, &t, sizeof b);
+  return b;
+}
+inline double bits_time(uint64_t b) {
+  double t;
+  std::memcpy(&t, &b, sizeof t);
+  return t;
+}
 }  // namespace
 
 int64_t SimResult::max_peak_mem_bytes() const {
@@ -26,86 +37,106 @@ Simulator::Simulator(const Graph& graph, const Cluster& cluster)
   const int m = graph.num_edges();
   const int d = cluster.num_devices();
   PLACETO_CHECK_GE(d, 1);
-  // Release events are keyed by (parent name, child name) in byte order.
-  release_order_.resize(m);
-  for (EdgeId e = 0; e < m; ++e)
-    release_order_[e] = kRelease | (static_cast<uint64_t>(graph.name_rank(graph.edge_src(e))) *
-                                        static_cast<uint64_t>(n) +
-                                    static_cast<uint64_t>(graph.name_rank(graph.edge_dst(e))));
-  heap_.reserve(m + 2 * d + 16);
+  // Children of each node in byte order of their names (the release order).
+  node_of_rank_.assign(n, 0);
+  for (NodeId v = 0; v < n; ++v) node_of_rank_[graph.name_rank(v)] = v;
+  rchild_offset_.assign(n + 1, 0);
+  rchild_.resize(m);
+  rchild_out_.resize(m);
+  std::vector<EdgeId> tmp;
+  for (NodeId v = 0; v < n; ++v) {
+    tmp.assign(graph.child_edges().begin() + graph.child_begin(v),
+               graph.child_edges().begin() + graph.child_end(v));
+    std::sort(tmp.begin(), tmp.end(), [&](EdgeId a, EdgeId b) {
+      return graph.name_rank(graph.edge_dst(a)) < graph.name_rank(graph.edge_dst(b));
+    });
+    rchild_offset_[v + 1] = rchild_offset_[v] + static_cast<int32_t>(tmp.size());
+    for (size_t i = 0; i < tmp.size(); ++i) {
+      rchild_[rchild_offset_[v] + i] = graph.edge_dst(tmp[i]);
+      rchild_out_[rchild_offset_[v] + i] = graph.edge_out(tmp[i]);
+    }
+  }
+  releases_.reserve(n + m + 16);
+  tree_leaves_ = 1;
+  while (tree_leaves_ < static_cast<size_t>(2 * d)) tree_leaves_ <<= 1;
+  tree_leaves_ = std::max<size_t>(tree_leaves_, 2);
+  pending_.assign(tree_leaves_, kIdle);  // padding leaves stay idle
+  tree_.assign(tree_leaves_, 0);
   dev_fifo_.assign(d, {});
   for (auto& f : dev_fifo_) f.reserve(n);
   dev_head_.assign(d, 0);
-  dev_busy_.assign(d, 0);
-  bus_busy_.assign(d, 0);
   bus_heap_.assign(d, {});
   for (auto& h : bus_heap_) h.reserve(std::min(n, 64));
   bus_items_.reserve(m);
-  bus_edges_.reserve(m);
   satisfied_.assign(n, 0);
   start_.assign(n, 0);
   end_.assign(n, 0);
-  mem_records_.reserve(2 * n);
+  run_order_.reserve(n);
+  last_use_.assign(n, 0);
+  floor_cost_.resize(n);
+  for (NodeId v = 0; v < n; ++v) floor_cost_[v] = std::floor(graph.cost_us(v));
+  live_.assign(d, {});
+  for (auto& l : live_) l.reserve(64);
   mem_cur_.assign(d, 0);
   result_.peak_mem_bytes.assign(d, 0);
   result_.param_bytes.assign(d, 0);
   result_.over_capacity.assign(d, false);
 }
 
-inline void Simulator::push_event(double t, uint64_t order, int32_t payload) {
-  heap_.push_back(Event{t, order, payload});
-  size_t i = heap_.size() - 1;
-  Event ev = heap_[i];
+inline void Simulator::push_release(double t, NodeId parent, int32_t out_plus_one) {
+  const Key key = (static_cast<Key>(time_bits(t)) << 64) |
+                  (static_cast<Key>(static_cast<uint32_t>(graph_.name_rank(parent))) << 32) |
+                  static_cast<uint32_t>(out_plus_one);
+  releases_.push_back(key);
+  size_t i = releases_.size() - 1;
   while (i > 0) {
-    size_t parent = (i - 1) >> 1;
-    const Event& p = heap_[parent];
-    if (p.t < ev.t || (p.t == ev.t && p.order < ev.order)) break;
-    heap_[i] = p;
-    i = parent;
+    const size_t parent_i = (i - 1) >> 1;
+    if (releases_[parent_i] < key) break;
+    releases_[i] = releases_[parent_i];
+    i = parent_i;
   }
-  heap_[i] = ev;
+  releases_[i] = key;
 }
 
-inline Simulator::Event Simulator::pop_event() {
-  Event top = heap_[0];
-  Event last = heap_.back();
-  heap_.pop_back();
-  const size_t n = heap_.size();
+inline Simulator::Key Simulator::pop_release() {
+  const Key top = releases_[0];
+  const Key last = releases_.back();
+  releases_.pop_back();
+  const size_t n = releases_.size();
   if (n == 0) return top;
   size_t i = 0;
   for (;;) {
     size_t c = 2 * i + 1;
     if (c >= n) break;
-    if (c + 1 < n) {
-      const Event& a = heap_[c];
-      const Event& b = heap_[c + 1];
-      if (b.t < a.t || (b.t == a.t && b.order < a.order)) ++c;
-    }
-    const Event& ch = heap_[c];
-    if (last.t < ch.t || (last.t == ch.t && last.order < ch.order)) break;
-    heap_[i] = ch;
+    if (c + 1 < n && releases_[c + 1] < releases_[c]) ++c;
+    if (last < releases_[c]) break;
+    releases_[i] = releases_[c];
     i = c;
   }
-  heap_[i] = last;
+  releases_[i] = last;
   return top;
 }
 
+// Bus queues are ordered by (ready time, sequence number).  Bus items get ids in creation
+// order, the same order as their sequence numbers, so (ready bits, id) is the key.
 void Simulator::bus_push(int d, int32_t item) {
   auto& h = bus_heap_[d];
-  h.push_back(item);
+  const Key key = (static_cast<Key>(time_bits(bus_items_[item].ready)) << 64) |
+                  static_cast<uint32_t>(item);
+  h.push_back(key);
   size_t i = h.size() - 1;
   while (i > 0) {
     size_t parent = (i - 1) >> 1;
-    if (!bus_less(item, h[parent])) break;
+    if (h[parent] < key) break;
     h[i] = h[parent];
     i = parent;
   }
-  h[i] = item;
+  h[i] = key;
 }
 
 void Simulator::bus_pop(int d) {
   auto& h = bus_heap_[d];
-  int32_t last = h.back();
+  const Key last = h.back();
   h.pop_back();
   const size_t n = h.size();
   if (n == 0) return;
@@ -113,16 +144,26 @@ void Simulator::bus_pop(int d) {
   for (;;) {
     size_t c = 2 * i + 1;
     if (c >= n) break;
-    if (c + 1 < n && bus_less(h[c + 1], h[c])) ++c;
-    if (!bus_less(h[c], last)) break;
+    if (c + 1 < n && h[c + 1] < h[c]) ++c;
+    if (last < h[c]) break;
     h[i] = h[c];
     i = c;
   }
   h[i] = last;
 }
 
-inline void Simulator::schedule_release(double t, EdgeId e) {
-  push_event(t, release_order_[e], e);
+// A tournament tree over the resources' next run times: leaves are resources, each inner
+// node holds the winner (earliest time, then lowest index) of its two children.
+inline void Simulator::set_pending(int j, double t) {
+  pending_[j] = t;
+  size_t i = (static_cast<size_t>(j) + tree_leaves_) >> 1;
+  while (i >= 1) {
+    const size_t l = 2 * i, r = 2 * i + 1;
+    const int a = l >= tree_leaves_ ? static_cast<int>(l - tree_leaves_) : tree_[l];
+    const int b = r >= tree_leaves_ ? static_cast<int>(r - tree_leaves_) : tree_[r];
+    tree_[i] = pending_[b] < pending_[a] ? b : a;
+    i >>= 1;
+  }
 }
 
 inline void Simulator::enqueue_device(int d, NodeId v, double t) {
@@ -130,9 +171,19 @@ inline void Simulator::enqueue_device(int d, NodeId v, double t) {
   // order is insertion order: a FIFO is exact.
   dev_fifo_[d].push_back(v);
   ++seq_;
-  if (!dev_busy_[d]) {
-    dev_busy_[d] = 1;
-    push_event(t, kDevice | static_cast<uint64_t>(d), d);
+  const int j = cluster_.num_devices() + d;
+  if (pending_[j] == kIdle) set_pending(j, t);
+}
+
+inline void Simulator::release_children(NodeId v, int32_t out_plus_one, double now) {
+  const Placement& p = *placement_;
+  const int32_t dv = p.device[v];
+  const int32_t b = rchild_offset_[v], e = rchild_offset_[v + 1];
+  for (int32_t i = b; i < e; ++i) {
+    const NodeId w = rchild_[i];
+    const bool local = p.device[w] == dv;
+    if (out_plus_one == 0 ? !local : (local || rchild_out_[i] != out_plus_one - 1)) continue;
+    if (++satisfied_[w] == graph_.in_degree(w)) enqueue_device(p.device[w], w, now);
   }
 }
 
@@ -144,42 +195,51 @@ const SimResult& Simulator::simulate(const Placement& p, ExecutionTrace* trace) 
   PLACETO_CHECK_EQ(p.num_devices, num_dev);
   const CompatConstants& k = cluster_.compat;
   placement_ = &p;
-  trace_ = trace;
   if (trace) trace->clear();
 
-  heap_.clear();
+  releases_.clear();
+  std::fill(pending_.begin(), pending_.end(), kIdle);
+  for (size_t i = tree_leaves_ - 1; i >= 1; --i) {  // all idle: each subtree's leftmost leaf
+    const size_t l = 2 * i;
+    tree_[i] = l >= tree_leaves_ ? static_cast<int>(l - tree_leaves_) : tree_[l];
+  }
   for (int d = 0; d < num_dev; ++d) {
     dev_fifo_[d].clear();
     dev_head_[d] = 0;
-    dev_busy_[d] = 0;
-    bus_busy_[d] = 0;
     bus_heap_[d].clear();
   }
   bus_items_.clear();
-  bus_edges_.clear();
+  run_order_.clear();
   std::fill(satisfied_.begin(), satisfied_.end(), 0);
-  std::fill(start_.begin(), start_.end(), -1.0);
   seq_ = 0;
 
   for (NodeId v = 0; v < n; ++v)
     if (g.in_degree(v) == 0) enqueue_device(p.device[v], v, k.init_offset_us);
 
-  const std::vector<EdgeId>& child_edges = g.child_edges();
   double now = 0;
-  int ran = 0;
-  while (!heap_.empty()) {
-    const Event ev = pop_event();
-    now = ev.t;
-    const uint64_t kind = ev.order & (3ull << 62);
-    if (kind == kRelease) {
-      const EdgeId e = ev.payload;
-      const NodeId child = g.edge_dst(e);
-      if (++satisfied_[child] == g.in_degree(child)) enqueue_device(p.device[child], child, now);
-    } else if (kind == kDevice) {
-      const int d = ev.payload;
+  for (;;) {
+    // The next resource event: earliest time, then lowest index (buses before devices).
+    const int j = tree_[1];
+    const double tj = pending_[j];
+    // Releases go first at equal times.
+    if (!releases_.empty()) {
+      const Key top = releases_[0];
+      const double tr = bits_time(static_cast<uint64_t>(top >> 64));
+      if (tr <= tj) {
+        pop_release();
+        now = tr;
+        const NodeId v = node_of_rank_[static_cast<uint32_t>(top >> 32)];
+        release_children(v, static_cast<int32_t>(static_cast<uint32_t>(top)), now);
+        continue;
+      }
+    }
+    if (tj == kIdle) break;
+    now = tj;
+    if (j >= num_dev) {  // device run
+      const int d = j - num_dev;
       auto& fifo = dev_fifo_[d];
       if (dev_head_[d] == fifo.size()) {
-        dev_busy_[d] = 0;
+        set_pending(j, kIdle);
         continue;
       }
       const NodeId v = fifo[dev_head_[d]++];
@@ -187,118 +247,114 @@ const SimResult& Simulator::simulate(const Placement& p, ExecutionTrace* trace) 
       const double done = now + c;
       start_[v] = now;
       end_[v] = done;
-      ++ran;
+      run_order_.push_back(v);
       if (trace) trace->ops.push_back({v, d, now, done});
-      push_event(c == 0 ? done : done + k.delta1_us, kDevice | static_cast<uint64_t>(d), d);
+      set_pending(j, c == 0 ? done : done + k.delta1_us);
       // Children on this device are released when v ends; the others are grouped by output
-      // index, one transfer per index in order of first appearance.
+      // index, one transfer per index in order of first appearance among the edges.
       group_out_.clear();
-      const int cb = g.child_begin(v), ce = g.child_end(v);
-      for (int i = cb; i < ce; ++i) {
-        const EdgeId e = child_edges[i];
+      bool any_local = false;
+      for (int i = g.child_begin(v), ce = g.child_end(v); i < ce; ++i) {
+        const EdgeId e = g.child_edges()[i];
         if (p.device[g.edge_dst(e)] == d) {
-          schedule_release(done, e);
+          any_local = true;
         } else {
           const int out = g.edge_out(e);
           if (std::find(group_out_.begin(), group_out_.end(), out) == group_out_.end())
             group_out_.push_back(out);
         }
       }
+      if (any_local) push_release(done, v, 0);
       for (int out : group_out_) {
         BusItem item;
         item.ready = done;
         item.seq = seq_++;
         item.delay = static_cast<double>(g.out_bytes(v, out)) / k.transfer_bytes_per_us;
-        item.first = static_cast<int32_t>(bus_edges_.size());
-        for (int i = cb; i < ce; ++i) {
-          const EdgeId e = child_edges[i];
-          if (g.edge_out(e) == out && p.device[g.edge_dst(e)] != d) bus_edges_.push_back(e);
-        }
-        item.count = static_cast<int32_t>(bus_edges_.size()) - item.first;
+        item.src = v;
+        item.out = out;
         const int32_t id = static_cast<int32_t>(bus_items_.size());
         bus_items_.push_back(item);
         bus_push(d, id);
-        if (!bus_busy_[d]) {
-          bus_busy_[d] = 1;
-          push_event(done, kBus | static_cast<uint64_t>(d), d);
-        }
+        if (pending_[d] == kIdle) set_pending(d, done);
       }
-    } else {  // bus
-      const int d = ev.payload;
+    } else {  // bus run
+      const int d = j;
       if (bus_heap_[d].empty()) {
-        bus_busy_[d] = 0;
+        set_pending(j, kIdle);
         continue;
       }
-      const int32_t id = bus_top(d);
-      const BusItem& item = bus_items_[id];
+      const BusItem item = bus_items_[static_cast<uint32_t>(bus_heap_[d][0])];
       if (item.ready > now) {
         // Not ready yet: it stays queued with its original (ready, seq); the bus stays busy.
-        push_event(item.ready, kBus | static_cast<uint64_t>(d), d);
+        set_pending(j, item.ready);
         continue;
       }
       bus_pop(d);
       const double arrive = now + item.delay;
-      for (int32_t i = item.first; i < item.first + item.count; ++i)
-        schedule_release(arrive, bus_edges_[i]);
+      push_release(arrive, item.src, item.out + 1);
       if (trace) {
-        ExecutionTrace::Transfer tr;
-        const EdgeId e0 = bus_edges_[item.first];
-        tr.src = g.edge_src(e0);
-        tr.out = g.edge_out(e0);
-        tr.device = d;
-        tr.start_us = now;
-        tr.end_us = arrive;
-        tr.bytes = g.edge_bytes(e0);
-        for (int32_t i = item.first; i < item.first + item.count; ++i)
-          tr.dsts.push_back(g.edge_dst(bus_edges_[i]));
+        ExecutionTrace::Transfer tr{item.src, item.out, d, now, arrive, g.out_bytes(item.src, item.out), {}};
+        for (int i = g.child_begin(item.src); i < g.child_end(item.src); ++i) {
+          const EdgeId e = g.child_edges()[i];
+          if (g.edge_out(e) == item.out && p.device[g.edge_dst(e)] != d)
+            tr.dsts.push_back(g.edge_dst(e));
+        }
         trace->transfers.push_back(std::move(tr));
       }
-      push_event(arrive + k.delta2_us, kBus | static_cast<uint64_t>(d), d);
+      set_pending(j, arrive + k.delta2_us);
     }
   }
-  if (ran != n) {
+  if (static_cast<int>(run_order_.size()) != n) {
+    std::vector<char> ran(n, 0);
+    for (NodeId v : run_order_) ran[v] = 1;
     for (NodeId v = 0; v < n; ++v)
-      if (start_[v] < 0)
+      if (!ran[v])
         throw InputError("graph '" + g.name() + "': op '" + g.node_name(v) +
                          "' never runs (the graph has a cycle)");
   }
   result_.runtime_us = now;
-  compute_memory(p);
+  if (compute_memory_ || cluster_.has_memory_limits()) compute_memory(p);
   return result_;
 }
 
 void Simulator::compute_memory(const Placement& p) {
+  // The reference sorts (time, sign, amount, device) records with allocations before frees at
+  // equal times and takes each device's running maximum.  Equivalently: walk allocations in
+  // start order (the order ops started) and, before each, drop the tensors whose free time is
+  // strictly earlier; a per-device min-heap of free times does that without a global sort.
   const Graph& g = graph_;
-  const int n = g.num_nodes();
   const int num_dev = cluster_.num_devices();
-  mem_records_.clear();
-  const std::vector<EdgeId>& child_edges = g.child_edges();
-  for (NodeId v = 0; v < n; ++v) {
+  auto later = [](const std::pair<double, int64_t>& a, const std::pair<double, int64_t>& b) {
+    return a.first > b.first;
+  };
+  for (int d = 0; d < num_dev; ++d) {
+    live_[d].clear();
+    mem_cur_[d] = 0;
+    result_.peak_mem_bytes[d] = 0;
+  }
+  // The time a child w last needs its inputs, in the reference's integer arithmetic.
+  for (NodeId w : run_order_) last_use_[w] = std::floor(start_[w]) + floor_cost_[w] - 1.0;
+  for (NodeId v : run_order_) {
     const int64_t m = g.total_out_bytes(v);
     if (m <= 0) continue;
-    double free_t = start_[v];
-    for (int i = g.child_begin(v); i < g.child_end(v); ++i) {
-      const NodeId w = g.edge_dst(child_edges[i]);
-      free_t = std::max(free_t, std::floor(start_[w]) + std::floor(g.cost_us(w)) - 1.0);
+    const double t = start_[v];
+    double free_t = t;
+    for (int32_t i = rchild_offset_[v]; i < rchild_offset_[v + 1]; ++i)
+      free_t = std::max(free_t, last_use_[rchild_[i]]);
+    const int d = p.device[v];
+    auto& live = live_[d];
+    while (!live.empty() && live.front().first < t) {
+      mem_cur_[d] -= live.front().second;
+      std::pop_heap(live.begin(), live.end(), later);
+      live.pop_back();
     }
-    mem_records_.push_back({start_[v], m, p.device[v]});
-    mem_records_.push_back({free_t, -m, p.device[v]});
-  }
-  // (time, sign) with allocations before frees at equal times; the remaining tie-breaks of
-  // the reference (amount, device) cannot change a per-device running maximum.
-  std::sort(mem_records_.begin(), mem_records_.end(), [](const MemRecord& a, const MemRecord& b) {
-    if (a.t != b.t) return a.t < b.t;
-    return (a.amount > 0) > (b.amount > 0);
-  });
-  std::fill(mem_cur_.begin(), mem_cur_.end(), 0);
-  std::fill(result_.peak_mem_bytes.begin(), result_.peak_mem_bytes.end(), 0);
-  for (const MemRecord& r : mem_records_) {
-    int64_t& cur = mem_cur_[r.device];
-    cur += r.amount;
-    if (cur > result_.peak_mem_bytes[r.device]) result_.peak_mem_bytes[r.device] = cur;
+    mem_cur_[d] += m;
+    live.emplace_back(free_t, m);
+    std::push_heap(live.begin(), live.end(), later);
+    if (mem_cur_[d] > result_.peak_mem_bytes[d]) result_.peak_mem_bytes[d] = mem_cur_[d];
   }
   std::fill(result_.param_bytes.begin(), result_.param_bytes.end(), 0);
-  for (NodeId v = 0; v < n; ++v) result_.param_bytes[p.device[v]] += g.param_bytes(v);
+  for (NodeId v = 0; v < g.num_nodes(); ++v) result_.param_bytes[p.device[v]] += g.param_bytes(v);
   result_.memory_ok = true;
   for (int d = 0; d < num_dev; ++d) {
     const double cap = cluster_.devices[d].memory_bytes;

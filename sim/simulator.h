@@ -65,60 +65,65 @@ class Simulator {
   const std::vector<double>& start_us() const { return start_; }
   const std::vector<double>& end_us() const { return end_; }
   const SimResult& last_result() const { return result_; }
+
+  // Peak memory costs about a third of a simulation.  When off (and the cluster sets no
+  // memory capacity) peak_mem_bytes/param_bytes/over_capacity keep stale values.  Default on.
+  void set_compute_memory(bool on) { compute_memory_ = on; }
   const Graph& graph() const { return graph_; }
   const Cluster& cluster() const { return cluster_; }
 
  private:
-  struct Event {
-    double t;
-    uint64_t order;   // kind in the top bits, then the key
-    int32_t payload;  // edge id (release) or device index (bus, device)
-  };
+  // Pending release batches: all children of one parent made ready by one source (the
+  // parent's own end for children on its device, or one bus transfer) become ready at the
+  // same time.  Within a batch children are processed in byte order of their names, which is
+  // exactly the reference's per-edge (parent name, child name) order: a batch never shares
+  // (time, parent) with another pending batch (docs/SIMULATOR.md, "Implementation").
+  // Key layout: [time bits:64 | parent name rank:32 | output index + 1 (0 = local):32].
+  using Key = unsigned __int128;
   struct BusItem {
     double ready;
     uint64_t seq;
     double delay;
-    int32_t first;  // into bus_edges_
-    int32_t count;
+    NodeId src;
+    int32_t out;
   };
 
-  void push_event(double t, uint64_t order, int32_t payload);
-  Event pop_event();
+  void push_release(double t, NodeId parent, int32_t out_plus_one);
+  Key pop_release();
   void bus_push(int d, int32_t item);
-  int32_t bus_top(int d) const { return bus_heap_[d][0]; }
   void bus_pop(int d);
-  bool bus_less(int32_t a, int32_t b) const {
-    const BusItem& x = bus_items_[a];
-    const BusItem& y = bus_items_[b];
-    return x.ready < y.ready || (x.ready == y.ready && x.seq < y.seq);
-  }
-  void schedule_release(double t, EdgeId e);
+  void set_pending(int resource, double t);
   void enqueue_device(int d, NodeId v, double t);
+  void release_children(NodeId v, int32_t out_plus_one, double now);
   void compute_memory(const Placement& p);
 
   const Graph& graph_;
   const Cluster& cluster_;
-  std::vector<uint64_t> release_order_;  // per edge, precomputed event order key
-  std::vector<Event> heap_;
+  // Per node: child node ids and output indices, sorted by child name rank.
+  std::vector<int32_t> rchild_offset_;
+  std::vector<NodeId> rchild_;
+  std::vector<int32_t> rchild_out_;
+  std::vector<NodeId> node_of_rank_;
+  std::vector<Key> releases_;  // binary min-heap
+  // Next run time of each resource: [0, D) buses, [D, 2D) devices; +inf when idle.  At equal
+  // times a lower index goes first, which is the reference's (bus < device, then device id).
+  std::vector<double> pending_;
+  std::vector<int> tree_;
+  size_t tree_leaves_ = 2;
+  bool compute_memory_ = true;
   std::vector<std::vector<NodeId>> dev_fifo_;
   std::vector<size_t> dev_head_;
-  std::vector<char> dev_busy_, bus_busy_;
-  std::vector<std::vector<int32_t>> bus_heap_;
+  std::vector<std::vector<Key>> bus_heap_;
   std::vector<BusItem> bus_items_;
-  std::vector<EdgeId> bus_edges_;
   std::vector<int32_t> satisfied_;
   std::vector<int32_t> group_out_;  // scratch: output indices of the current op's transfers
   std::vector<double> start_, end_;
-  struct MemRecord {
-    double t;
-    int64_t amount;
-    int32_t device;
-  };
-  std::vector<MemRecord> mem_records_;
+  std::vector<NodeId> run_order_;  // ops in the order they started
+  std::vector<double> floor_cost_, last_use_;
+  std::vector<std::vector<std::pair<double, int64_t>>> live_;  // per device: (free time, bytes)
   std::vector<int64_t> mem_cur_;
   uint64_t seq_ = 0;
   const Placement* placement_ = nullptr;
-  ExecutionTrace* trace_ = nullptr;
   SimResult result_;
 };
 
