@@ -1,0 +1,80 @@
+#include "actors/environment.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "common/error.h"
+
+namespace placeto {
+
+void validate_env_config(const EnvConfig& c, const std::string& source) {
+  if (c.start != "fixed_random" && c.start != "all_zero" && c.start != "random")
+    throw_input_error(source, "env.start",
+                      "'" + c.start + "' is not one of fixed_random, all_zero, random");
+  if (c.order != "topo" && c.order != "random")
+    throw_input_error(source, "env.order", "'" + c.order + "' is not one of topo, random");
+  if (c.memory_penalty_s_per_gb < 0)
+    throw_input_error(source, "env.memory_penalty_s_per_gb", "must be >= 0");
+  if (!(c.max_mem_gb > 0)) throw_input_error(source, "env.max_mem_gb", "must be > 0");
+}
+
+PlacementEnv::PlacementEnv(const Graph& graph, const Cluster& cluster, EnvConfig config)
+    : graph_(graph), cluster_(cluster), config_(std::move(config)), sim_(graph, cluster) {
+  const int n = graph.num_nodes();
+  const int d = cluster.num_devices();
+  sim_.set_compute_memory(config_.memory_penalty_s_per_gb > 0);
+  fixed_start_ = Placement(d, n, 0);
+  if (config_.start == "fixed_random") {
+    std::mt19937_64 rng(config_.start_seed);
+    for (auto& x : fixed_start_.device) x = static_cast<int32_t>(rng() % static_cast<uint64_t>(d));
+  }
+  order_ = graph.topo_order();
+  visited_.assign(n, 0);
+}
+
+double PlacementEnv::evaluate() {
+  const SimResult& r = sim_.simulate(placement_);
+  runtime_ = r.runtime_us;
+  double objective = r.runtime_us;
+  if (config_.memory_penalty_s_per_gb > 0) {
+    double peak_gb = static_cast<double>(r.max_peak_mem_bytes()) / 1e9;
+    double over = std::max(0.0, peak_gb - config_.max_mem_gb);
+    objective += 1e6 * config_.memory_penalty_s_per_gb * over;  // seconds -> microseconds
+  }
+  objective_ = objective;
+  return objective;
+}
+
+void PlacementEnv::reset(std::mt19937_64& rng) {
+  const int d = cluster_.num_devices();
+  if (config_.start == "random") {
+    placement_ = Placement(d, graph_.num_nodes());
+    for (auto& x : placement_.device) x = static_cast<int32_t>(rng() % static_cast<uint64_t>(d));
+  } else {
+    placement_ = fixed_start_;
+  }
+  if (config_.order == "random") {
+    order_.resize(graph_.num_nodes());
+    std::iota(order_.begin(), order_.end(), 0);
+    std::shuffle(order_.begin(), order_.end(), rng);
+  }
+  std::fill(visited_.begin(), visited_.end(), 0);
+  step_ = 0;
+  start_objective_ = evaluate();
+  start_runtime_ = runtime_;
+}
+
+double PlacementEnv::step(int device) {
+  PLACETO_CHECK(!done());
+  PLACETO_CHECK(device >= 0 && device < cluster_.num_devices());
+  const double before = objective_;
+  const NodeId v = order_[step_];
+  placement_.device[v] = device;
+  visited_[v] += 1;
+  ++step_;
+  const double after = evaluate();
+  const double reward = before - after;
+  return config_.normalize_reward ? reward / start_objective_ : reward;
+}
+
+}  // namespace placeto

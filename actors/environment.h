@@ -1,0 +1,80 @@
+// The Placeto decision process over one graph (the environment of the RL agent).
+//
+// State: the graph with a complete current placement.  Each step visits the next node in a
+// fixed order (topological by default), the agent picks its device, the placement is
+// simulated, and the reward is the runtime improvement made by the step, in units of the
+// episode's starting runtime (so returns are comparable across graphs whose runtimes differ
+// by orders of magnitude).  Optionally a memory penalty is added to the runtime used for the
+// reward: penalty_s_per_gb * max(0, peak_GB - max_mem_gb), with runtimes in seconds as in the
+// reference implementation.  No torch here.  Not thread-safe: one environment per thread.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "sim/cluster.h"
+#include "sim/graph.h"
+#include "sim/simulator.h"
+
+namespace placeto {
+
+struct EnvConfig {
+  // Start placement: "fixed_random" (one random placement per graph, fixed by the seed; the
+  // reference default), "all_zero", or "random" (a new random placement every episode).
+  std::string start = "fixed_random";
+  // Node order: "topo" (the graph's topological order) or "random" (new per episode).
+  std::string order = "topo";
+  double memory_penalty_s_per_gb = 0;  // 0 = off; the reference suggests 2
+  double max_mem_gb = 8;
+  bool normalize_reward = true;  // divide rewards by the starting runtime
+  uint64_t start_seed = 1234;    // seed of the fixed random start placement
+};
+
+// Throws InputError naming `source` and the field when a value is not allowed.
+void validate_env_config(const EnvConfig& c, const std::string& source);
+
+class PlacementEnv {
+ public:
+  // Keeps references to graph and cluster.
+  PlacementEnv(const Graph& graph, const Cluster& cluster, EnvConfig config);
+
+  // Starts an episode; `rng` supplies random start placements / orders when configured.
+  void reset(std::mt19937_64& rng);
+  bool done() const { return step_ >= static_cast<int>(order_.size()); }
+  int step_index() const { return step_; }
+  NodeId current_node() const { return order_[step_]; }
+  const std::vector<NodeId>& order() const { return order_; }
+  // Places the current node on `device`, simulates, returns the reward.
+  double step(int device);
+
+  const Placement& placement() const { return placement_; }
+  const std::vector<int32_t>& visited() const { return visited_; }
+  // Start time of every op in the latest simulation.
+  const std::vector<double>& start_us() const { return sim_.start_us(); }
+  double start_runtime_us() const { return start_runtime_; }
+  double current_runtime_us() const { return runtime_; }
+  // Runtime as used for rewards (seconds-based memory penalty included), microseconds.
+  double objective_us() const { return objective_; }
+  const Graph& graph() const { return graph_; }
+  const Cluster& cluster() const { return cluster_; }
+  int num_devices() const { return cluster_.num_devices(); }
+  const SimResult& last_sim() const { return sim_.last_result(); }
+
+ private:
+  double evaluate();  // simulates the current placement, returns the objective in us
+
+  const Graph& graph_;
+  const Cluster& cluster_;
+  EnvConfig config_;
+  Simulator sim_;
+  Placement fixed_start_;
+  Placement placement_;
+  std::vector<NodeId> order_;
+  std::vector<int32_t> visited_;
+  int step_ = 0;
+  double start_runtime_ = 0, runtime_ = 0, objective_ = 0, start_objective_ = 0;
+};
+
+}  // namespace placeto

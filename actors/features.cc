@@ -1,0 +1,45 @@
+#include "actors/features.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace placeto {
+
+int feature_width(const FeatureConfig& c, int num_devices) {
+  return (c.with_memory ? 6 : 5) + num_devices;
+}
+
+void build_features(const PlacementEnv& env, const FeatureConfig& c, float* out) {
+  const Graph& g = env.graph();
+  const int n = g.num_nodes();
+  const int d = env.num_devices();
+  const int w = feature_width(c, d);
+  const NodeId cur = env.current_node();
+  const auto& start = env.start_us();
+  const auto& visited = env.visited();
+  const auto& dev = env.placement().device;
+  double max_cost = 0, max_bytes = 0, max_visit = 0, max_dt = 0, max_mem = 0;
+  const double t0 = start[cur];
+  for (NodeId v = 0; v < n; ++v) {
+    max_cost = std::max(max_cost, g.cost_us(v));
+    max_bytes = std::max(max_bytes, static_cast<double>(g.total_out_bytes(v)));
+    max_visit = std::max(max_visit, static_cast<double>(visited[v]));
+    max_dt = std::max(max_dt, std::fabs(start[v] - t0));
+    max_mem = std::max(max_mem, static_cast<double>(g.total_out_bytes(v) + g.param_bytes(v)));
+  }
+  auto scale = [](double x, double m) { return m > 0 ? static_cast<float>(x / m) : 0.0f; };
+  for (NodeId v = 0; v < n; ++v) {
+    float* row = out + static_cast<size_t>(v) * w;
+    int k = 0;
+    row[k++] = scale(g.cost_us(v), max_cost);
+    row[k++] = scale(static_cast<double>(g.total_out_bytes(v)), max_bytes);
+    row[k++] = scale(visited[v], max_visit);
+    row[k++] = v == cur ? 1.0f : 0.0f;
+    row[k++] = scale(start[v] - t0, max_dt);
+    if (c.with_memory)
+      row[k++] = scale(static_cast<double>(g.total_out_bytes(v) + g.param_bytes(v)), max_mem);
+    for (int j = 0; j < d; ++j) row[k + j] = dev[v] == j ? 1.0f : 0.0f;
+  }
+}
+
+}  // namespace placeto

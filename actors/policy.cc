@@ -1,0 +1,198 @@
+#include "actors/policy.h"
+
+#include <algorithm>
+
+#include "common/error.h"
+
+namespace placeto {
+
+void validate_policy_config(const PolicyConfig& c, const std::string& source) {
+  if (c.num_devices < 1 || c.num_devices > 1024)
+    throw_input_error(source, "devices", "must be in [1, 1024], got " + std::to_string(c.num_devices));
+  if (c.hidden < 1 || c.hidden > 4096)
+    throw_input_error(source, "policy.hidden", "must be in [1, 4096], got " + std::to_string(c.hidden));
+  if (c.message_passing != "radial" && c.message_passing != "sweep" && c.message_passing != "none")
+    throw_input_error(source, "policy.message_passing",
+                      "'" + c.message_passing + "' is not one of radial, sweep, none");
+  if (c.rounds < 0 || c.rounds > 64)
+    throw_input_error(source, "policy.rounds", "must be in [0, 64], got " + std::to_string(c.rounds));
+  if (c.parallel_k < 0) throw_input_error(source, "policy.parallel_k", "must be >= 0");
+}
+
+GraphTensors make_graph_tensors(const Graph& g, bool with_levels) {
+  GraphTensors gt;
+  const int n = g.num_nodes();
+  const int m = g.num_edges();
+  gt.num_nodes = n;
+  std::vector<int64_t> src(m), dst(m);
+  for (EdgeId e = 0; e < m; ++e) {
+    src[e] = g.edge_src(e);
+    dst[e] = g.edge_dst(e);
+  }
+  gt.src = torch::tensor(src, torch::kInt64);
+  gt.dst = torch::tensor(dst, torch::kInt64);
+  // Reachability by bitsets in topological order.
+  const int words = (n + 63) / 64;
+  std::vector<uint64_t> anc(static_cast<size_t>(n) * words, 0);
+  for (NodeId v : g.topo_order()) {
+    uint64_t* row = &anc[static_cast<size_t>(v) * words];
+    for (int i = g.parent_begin(v); i < g.parent_end(v); ++i) {
+      NodeId u = g.edge_src(g.parent_edges()[i]);
+      const uint64_t* urow = &anc[static_cast<size_t>(u) * words];
+      for (int w = 0; w < words; ++w) row[w] |= urow[w];
+      row[u / 64] |= 1ull << (u % 64);
+    }
+  }
+  gt.ancestors = torch::zeros({n, n});
+  auto a = gt.ancestors.accessor<float, 2>();
+  for (int v = 0; v < n; ++v)
+    for (int u = 0; u < n; ++u)
+      if (anc[static_cast<size_t>(v) * words + u / 64] >> (u % 64) & 1) a[v][u] = 1.0f;
+  gt.descendants = gt.ancestors.t().contiguous();
+  if (with_levels) {
+    std::vector<int> depth(n, 0), rdepth(n, 0);
+    int max_depth = 0, max_rdepth = 0;
+    for (NodeId v : g.topo_order())
+      for (int i = g.parent_begin(v); i < g.parent_end(v); ++i)
+        depth[v] = std::max(depth[v], depth[g.edge_src(g.parent_edges()[i])] + 1);
+    const auto& topo = g.topo_order();
+    for (auto it = topo.rbegin(); it != topo.rend(); ++it)
+      for (int i = g.child_begin(*it); i < g.child_end(*it); ++i)
+        rdepth[*it] = std::max(rdepth[*it], rdepth[g.edge_dst(g.child_edges()[i])] + 1);
+    for (int v = 0; v < n; ++v) {
+      max_depth = std::max(max_depth, depth[v]);
+      max_rdepth = std::max(max_rdepth, rdepth[v]);
+    }
+    auto build = [&](const std::vector<int>& dep, int levels, bool forward) {
+      std::vector<GraphTensors::Level> out;
+      for (int l = 1; l <= levels; ++l) {
+        std::vector<int64_t> nodes, es, ed;
+        std::vector<int> local(n, -1);
+        for (int v = 0; v < n; ++v)
+          if (dep[v] == l) {
+            local[v] = static_cast<int>(nodes.size());
+            nodes.push_back(v);
+          }
+        for (EdgeId e = 0; e < m; ++e) {
+          NodeId from = forward ? g.edge_src(e) : g.edge_dst(e);
+          NodeId to = forward ? g.edge_dst(e) : g.edge_src(e);
+          if (local[to] >= 0) {
+            es.push_back(from);
+            ed.push_back(local[to]);
+          }
+        }
+        out.push_back({torch::tensor(nodes, torch::kInt64), torch::tensor(es, torch::kInt64),
+                       torch::tensor(ed, torch::kInt64)});
+      }
+      return out;
+    };
+    gt.fwd_levels = build(depth, max_depth, true);
+    gt.bwd_levels = build(rdepth, max_rdepth, false);
+  }
+  return gt;
+}
+
+PolicyNetImpl::PolicyNetImpl(const PolicyConfig& config) : config_(config) {
+  const int64_t f = placeto::feature_width(config.features, config.num_devices);
+  const int64_t h = config.hidden;
+  node_transform = register_module("node_transform", torch::nn::Linear(f, h));
+  f_fwd = register_module("f_fwd", torch::nn::Linear(h, h));
+  g_fwd = register_module("g_fwd", torch::nn::Linear(h, h));
+  f_bwd = register_module("f_bwd", torch::nn::Linear(h, h));
+  g_bwd = register_module("g_bwd", torch::nn::Linear(h, h));
+  agg_parents = register_module("agg_parents", torch::nn::Linear(2 * h, h));
+  agg_children = register_module("agg_children", torch::nn::Linear(2 * h, h));
+  agg_parallel = register_module("agg_parallel", torch::nn::Linear(2 * h, h));
+  classifier_hidden = register_module("classifier_hidden", torch::nn::Linear(5 * h, h));
+  classifier_out = register_module("classifier_out", torch::nn::Linear(h, config.num_devices));
+}
+
+torch::Tensor PolicyNetImpl::propagate(const torch::Tensor& h0, const torch::Tensor& src,
+                                       const torch::Tensor& dst, torch::nn::Linear& f,
+                                       torch::nn::Linear& g) {
+  torch::Tensor h = h0;
+  for (int r = 0; r < config_.rounds; ++r) {
+    torch::Tensor msg = torch::relu(f(h)).index_select(1, src);
+    torch::Tensor agg = torch::zeros_like(h).index_add(1, dst, msg);
+    h = h0 + torch::relu(g(agg));
+  }
+  return h;
+}
+
+torch::Tensor PolicyNetImpl::sweep(const torch::Tensor& h0,
+                                   const std::vector<GraphTensors::Level>& levels,
+                                   torch::nn::Linear& f, torch::nn::Linear& g) {
+  // Sources (level 0) keep h = T(x) + g(0); each later level reads finished lower levels.
+  torch::Tensor h = h0 + torch::relu(g(torch::zeros_like(h0)));
+  for (const auto& level : levels) {
+    torch::Tensor msg = torch::relu(f(h.index_select(1, level.edge_src)));
+    torch::Tensor agg = torch::zeros({h.size(0), level.nodes.size(0), h.size(2)})
+                            .index_add(1, level.edge_local_dst, msg);
+    torch::Tensor upd = h0.index_select(1, level.nodes) + torch::relu(g(agg));
+    h = h.index_copy(1, level.nodes, upd);
+  }
+  return h;
+}
+
+torch::Tensor PolicyNetImpl::embed(const torch::Tensor& x, const GraphTensors& gt) {
+  torch::Tensor h0 = torch::relu(node_transform(x));  // [T, N, H]
+  torch::Tensor hf, hb;
+  if (config_.message_passing == "radial") {
+    hf = propagate(h0, gt.src, gt.dst, f_fwd, g_fwd);
+    hb = propagate(h0, gt.dst, gt.src, f_bwd, g_bwd);
+  } else if (config_.message_passing == "sweep") {
+    hf = sweep(h0, gt.fwd_levels, f_fwd, g_fwd);
+    hb = sweep(h0, gt.bwd_levels, f_bwd, g_bwd);
+  } else {
+    hf = h0;
+    hb = h0;
+  }
+  return torch::cat({hf, hb}, 2);
+}
+
+torch::Tensor PolicyNetImpl::forward(const torch::Tensor& x, const torch::Tensor& current,
+                                     const GraphTensors& gt) {
+  const int64_t width = feature_width();
+  if (x.dim() != 3 || x.size(2) != width)
+    throw InputError("the policy was trained for " + std::to_string(config_.num_devices) +
+                     " devices (feature width " + std::to_string(width) +
+                     ") but was given features of width " +
+                     std::to_string(x.dim() == 3 ? x.size(2) : -1));
+  const int64_t t = x.size(0);
+  torch::Tensor z = embed(x, gt);  // [T, N, 2H]
+  torch::Tensor anc = gt.ancestors.index_select(0, current);    // [T, N]
+  torch::Tensor desc = gt.descendants.index_select(0, current);  // [T, N]
+  auto pool = [&](const torch::Tensor& mask) {
+    torch::Tensor count = mask.sum(1, true).clamp_min(1.0);                  // [T, 1]
+    return torch::bmm(mask.unsqueeze(1), z).squeeze(1) / count;               // [T, 2H]
+  };
+  torch::Tensor parts_p = torch::relu(agg_parents(pool(anc)));
+  torch::Tensor parts_c = torch::relu(agg_children(pool(desc)));
+  torch::Tensor parts_par;
+  if (config_.parallel_aggregation) {
+    torch::Tensor self = torch::one_hot(current, gt.num_nodes).to(torch::kFloat);
+    torch::Tensor par = (1.0 - anc - desc - self).clamp_min(0.0);
+    if (config_.parallel_k > 0 && config_.parallel_k < gt.num_nodes) {
+      // Keep the k parallel nodes closest in start time (feature column 4 is the signed
+      // start-time difference to the current node).
+      torch::Tensor dist = x.select(2, 4).abs() + (1.0 - par) * 1e9;
+      torch::Tensor idx = std::get<1>(dist.topk(config_.parallel_k, 1, /*largest=*/false));
+      par = torch::zeros_like(par).scatter(1, idx, 1.0) * par;
+    }
+    parts_par = torch::relu(agg_parallel(pool(par)));
+  } else {
+    parts_par = torch::zeros({t, config_.hidden});
+  }
+  torch::Tensor own = z.index({torch::arange(t), current});  // [T, 2H]
+  torch::Tensor feat = torch::cat({parts_p, parts_c, parts_par, own}, 1);
+  return classifier_out(torch::relu(classifier_hidden(feat)));
+}
+
+std::vector<std::pair<std::string, torch::Tensor>> named_parameters_sorted(PolicyNet& net) {
+  std::vector<std::pair<std::string, torch::Tensor>> out;
+  for (const auto& item : net->named_parameters(true)) out.emplace_back(item.key(), item.value());
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  return out;
+}
+
+}  // namespace placeto

@@ -1,0 +1,87 @@
+// The Placeto policy network (LibTorch).
+//
+//  1. Node transform T: an MLP on each node's features.
+//  2. Message passing over the DAG in both directions, each with its own MLPs f and g:
+//     h_v <- T(x_v) + g(sum over neighbours u of f(h_u)); the two directions are
+//     concatenated.  Variants: "radial" (k synchronous rounds, default 8), "sweep" (one pass
+//     in topological order and one in reverse, computed level by level) and "none".
+//  3. Pooling around the current node with three separate aggregators (mean over its
+//     ancestors, its descendants, and the nodes that are neither -- optionally only the k
+//     closest in simulated start time), plus the current node's own embedding.
+//  4. A classifier MLP gives one logit per device.
+//
+// Every op is batched over a leading "step" dimension T, so an episode's (or several
+// episodes') steps go through one forward and one backward.  The weights do not depend on
+// graph size or op names; the device count D is fixed by the model.  Not thread-safe.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <string>
+#include <vector>
+
+#include "actors/features.h"
+#include "sim/graph.h"
+
+namespace placeto {
+
+struct PolicyConfig {
+  int num_devices = 2;                      // D; a model refuses any other D
+  int hidden = 16;                          // embedding width H
+  std::string message_passing = "radial";  // radial | sweep | none
+  int rounds = 8;                           // rounds of the radial variant
+  bool parallel_aggregation = true;         // pool over "parallel" nodes
+  int parallel_k = 0;                       // 0: all parallel nodes, else the k closest
+  FeatureConfig features;
+};
+
+void validate_policy_config(const PolicyConfig& c, const std::string& source);
+
+// Per-graph tensors the policy needs, built once per graph and reused for every step.
+struct GraphTensors {
+  int64_t num_nodes = 0;
+  torch::Tensor src, dst;                  // edges parent -> child, int64 [E]
+  torch::Tensor ancestors, descendants;    // float [N, N]; row v marks v's ancestors/descendants
+  // Sweep variant: nodes by depth (longest path from a source), and per level the edges
+  // entering it (forward) / leaving it (backward) with level-local destination indices.
+  struct Level {
+    torch::Tensor nodes, edge_src, edge_local_dst;
+  };
+  std::vector<Level> fwd_levels, bwd_levels;
+};
+
+GraphTensors make_graph_tensors(const Graph& g, bool with_levels);
+
+class PolicyNetImpl : public torch::nn::Module {
+ public:
+  explicit PolicyNetImpl(const PolicyConfig& config);
+
+  // x: float [T, N, F]; current: int64 [T] (the current node of each step).
+  // Returns logits [T, D].  Throws InputError when F does not match the model's D.
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& current,
+                        const GraphTensors& gt);
+
+  // Node embeddings after message passing: [T, N, 2H] (forward direction first).
+  torch::Tensor embed(const torch::Tensor& x, const GraphTensors& gt);
+
+  const PolicyConfig& config() const { return config_; }
+  int feature_width() const { return placeto::feature_width(config_.features, config_.num_devices); }
+
+ private:
+  torch::Tensor propagate(const torch::Tensor& h0, const torch::Tensor& src,
+                          const torch::Tensor& dst, torch::nn::Linear& f, torch::nn::Linear& g);
+  torch::Tensor sweep(const torch::Tensor& h0, const std::vector<GraphTensors::Level>& levels,
+                      torch::nn::Linear& f, torch::nn::Linear& g);
+
+  PolicyConfig config_;
+  torch::nn::Linear node_transform{nullptr};
+  torch::nn::Linear f_fwd{nullptr}, g_fwd{nullptr}, f_bwd{nullptr}, g_bwd{nullptr};
+  torch::nn::Linear agg_parents{nullptr}, agg_children{nullptr}, agg_parallel{nullptr};
+  torch::nn::Linear classifier_hidden{nullptr}, classifier_out{nullptr};
+};
+TORCH_MODULE(PolicyNet);
+
+// Named parameters in a stable order (for checkpoints and gradient all-reduce).
+std::vector<std::pair<std::string, torch::Tensor>> named_parameters_sorted(PolicyNet& net);
+
+}  // namespace placeto

@@ -1,0 +1,181 @@
+#include "learner/train_config.h"
+
+#include <sstream>
+
+#include "common/error.h"
+#include "common/files.h"
+#include "common/yaml_util.h"
+
+namespace placeto {
+
+namespace {
+
+const std::vector<std::string> kTopKeys = {
+    "family_dir", "devices", "cluster", "seed", "iterations", "episodes_per_iteration", "lr",
+    "lr_final", "grad_clip", "entropy_beta", "baseline_window", "checkpoint_every",
+    "keep_checkpoints", "eval_every", "eval_samples", "comm", "collective_timeout_s",
+    "log_level", "policy", "env"};
+const std::vector<std::string> kPolicyKeys = {"hidden", "message_passing", "rounds",
+                                              "parallel_aggregation", "parallel_k", "with_memory"};
+const std::vector<std::string> kEnvKeys = {"start", "order", "memory_penalty_s_per_gb",
+                                           "max_mem_gb", "normalize_reward", "start_seed"};
+
+void apply_override(YAML::Node root, const std::string& arg) {
+  auto eq = arg.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw InputError("command line: override '" + arg + "' is not of the form key=value");
+  std::string key = arg.substr(0, eq), value = arg.substr(eq + 1);
+  std::vector<std::string> parts;
+  std::stringstream ss(key);
+  for (std::string p; std::getline(ss, p, '.');) parts.push_back(p);
+  const std::vector<std::string>* known = &kTopKeys;
+  if (parts.size() > 2) throw InputError("command line: override key '" + key + "' is too deep");
+  if (parts.size() == 2) {
+    if (parts[0] == "policy") known = &kPolicyKeys;
+    else if (parts[0] == "env") known = &kEnvKeys;
+    else throw InputError("command line: '" + parts[0] + "' has no sub-keys (in '" + key + "')");
+  }
+  const std::string& leaf = parts.back();
+  bool ok = false;
+  for (const auto& k : *known) ok = ok || k == leaf;
+  if (!ok || (parts.size() == 1 && (leaf == "policy" || leaf == "env"))) {
+    std::string hint = did_you_mean_any(leaf, known->data(), known->size());
+    throw InputError("command line: unknown config key '" + key + "'" +
+                     (hint.empty() ? "" : " (did you mean '" +
+                                              (parts.size() == 2 ? parts[0] + "." : "") + hint +
+                                              "'?)")));
+  }
+  YAML::Node v = parse_yaml_text(value, "command line override '" + arg + "'");
+  if (parts.size() == 1) root[leaf] = v;
+  else root[parts[0]][leaf] = v;
+}
+
+}  // namespace
+
+TrainConfig parse_train_config(const std::string& yaml_text, const std::string& source,
+                               const std::vector<std::string>& overrides) {
+  YAML::Node root = parse_yaml_text(yaml_text, source);
+  if (!root.IsDefined() || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+  if (!root.IsMap()) throw InputError(source + ": a training config must be a mapping");
+  for (const auto& o : overrides) apply_override(root, o);
+  YamlField f(root, source, "");
+  f.check_keys(kTopKeys);
+  TrainConfig c;
+  f.get("family_dir", &c.family_dir);
+  f.get("devices", &c.devices);
+  f.get("cluster", &c.cluster);
+  if (f.has("seed")) {
+    int64_t s = f.at("seed").as_int();
+    if (s < 0) f.at("seed").fail("must be >= 0");
+    c.seed = static_cast<uint64_t>(s);
+  }
+  f.get("iterations", &c.iterations);
+  f.get("episodes_per_iteration", &c.episodes_per_iteration);
+  f.get("lr", &c.lr);
+  f.get("lr_final", &c.lr_final);
+  f.get("grad_clip", &c.grad_clip);
+  f.get("entropy_beta", &c.entropy_beta);
+  f.get("baseline_window", &c.baseline_window);
+  f.get("checkpoint_every", &c.checkpoint_every);
+  f.get("keep_checkpoints", &c.keep_checkpoints);
+  f.get("eval_every", &c.eval_every);
+  f.get("eval_samples", &c.eval_samples);
+  f.get("comm", &c.comm);
+  f.get("collective_timeout_s", &c.collective_timeout_s);
+  f.get("log_level", &c.log_level);
+  YamlField p = f.at("policy");
+  p.check_keys(kPolicyKeys);
+  p.get("hidden", &c.policy.hidden);
+  p.get("message_passing", &c.policy.message_passing);
+  p.get("rounds", &c.policy.rounds);
+  p.get("parallel_aggregation", &c.policy.parallel_aggregation);
+  p.get("parallel_k", &c.policy.parallel_k);
+  p.get("with_memory", &c.policy.with_memory);
+  YamlField e = f.at("env");
+  e.check_keys(kEnvKeys);
+  e.get("start", &c.env.start);
+  e.get("order", &c.env.order);
+  e.get("memory_penalty_s_per_gb", &c.env.memory_penalty_s_per_gb);
+  e.get("max_mem_gb", &c.env.max_mem_gb);
+  e.get("normalize_reward", &c.env.normalize_reward);
+  if (e.has("start_seed")) c.env.start_seed = static_cast<uint64_t>(e.at("start_seed").as_int());
+
+  auto bad = [&](const std::string& key, const std::string& msg) {
+    throw_input_error(source, key, msg);
+  };
+  if (c.devices < 1 || c.devices > 1024) bad("devices", "must be in [1, 1024], got " + std::to_string(c.devices));
+  if (c.iterations < 1) bad("iterations", "must be >= 1");
+  if (c.episodes_per_iteration < 1) bad("episodes_per_iteration", "must be >= 1");
+  if (!(c.lr > 0) || !(c.lr_final > 0)) bad("lr", "lr and lr_final must be > 0");
+  if (c.grad_clip < 0) bad("grad_clip", "must be >= 0 (0 = no clipping)");
+  if (c.entropy_beta < 0) bad("entropy_beta", "must be >= 0");
+  if (c.baseline_window < 1) bad("baseline_window", "must be >= 1");
+  if (c.checkpoint_every < 1) bad("checkpoint_every", "must be >= 1");
+  if (c.keep_checkpoints < 1) bad("keep_checkpoints", "must be >= 1");
+  if (c.eval_every < 0) bad("eval_every", "must be >= 0");
+  if (c.eval_samples < 1) bad("eval_samples", "must be >= 1");
+  if (c.comm != "auto" && c.comm != "mpi" && c.comm != "nccl")
+    bad("comm", "'" + c.comm + "' is not one of auto, mpi, nccl");
+  if (!(c.collective_timeout_s > 0)) bad("collective_timeout_s", "must be > 0");
+  if (c.policy.hidden < 1) bad("policy.hidden", "must be >= 1");
+  if (c.policy.message_passing != "radial" && c.policy.message_passing != "sweep" &&
+      c.policy.message_passing != "none")
+    bad("policy.message_passing", "'" + c.policy.message_passing + "' is not one of radial, sweep, none");
+  if (c.policy.rounds < 0 || c.policy.rounds > 64) bad("policy.rounds", "must be in [0, 64]");
+  if (c.policy.parallel_k < 0) bad("policy.parallel_k", "must be >= 0");
+  validate_env_config(c.env, source);
+  return c;
+}
+
+TrainConfig load_train_config(const std::string& path, const std::vector<std::string>& overrides) {
+  return parse_train_config(read_file(path), path, overrides);
+}
+
+std::string train_config_to_yaml(const TrainConfig& c) {
+  YAML::Emitter out;
+  out.SetDoublePrecision(17);
+  out << YAML::BeginMap;
+  out << YAML::Key << "family_dir" << YAML::Value << c.family_dir;
+  out << YAML::Key << "devices" << YAML::Value << c.devices;
+  out << YAML::Key << "cluster" << YAML::Value << c.cluster;
+  out << YAML::Key << "seed" << YAML::Value << c.seed;
+  out << YAML::Key << "iterations" << YAML::Value << c.iterations;
+  out << YAML::Key << "episodes_per_iteration" << YAML::Value << c.episodes_per_iteration;
+  out << YAML::Key << "lr" << YAML::Value << c.lr;
+  out << YAML::Key << "lr_final" << YAML::Value << c.lr_final;
+  out << YAML::Key << "grad_clip" << YAML::Value << c.grad_clip;
+  out << YAML::Key << "entropy_beta" << YAML::Value << c.entropy_beta;
+  out << YAML::Key << "baseline_window" << YAML::Value << c.baseline_window;
+  out << YAML::Key << "checkpoint_every" << YAML::Value << c.checkpoint_every;
+  out << YAML::Key << "keep_checkpoints" << YAML::Value << c.keep_checkpoints;
+  out << YAML::Key << "eval_every" << YAML::Value << c.eval_every;
+  out << YAML::Key << "eval_samples" << YAML::Value << c.eval_samples;
+  out << YAML::Key << "comm" << YAML::Value << c.comm;
+  out << YAML::Key << "collective_timeout_s" << YAML::Value << c.collective_timeout_s;
+  out << YAML::Key << "log_level" << YAML::Value << c.log_level;
+  out << YAML::Key << "policy" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "hidden" << YAML::Value << c.policy.hidden;
+  out << YAML::Key << "message_passing" << YAML::Value << c.policy.message_passing;
+  out << YAML::Key << "rounds" << YAML::Value << c.policy.rounds;
+  out << YAML::Key << "parallel_aggregation" << YAML::Value << c.policy.parallel_aggregation;
+  out << YAML::Key << "parallel_k" << YAML::Value << c.policy.parallel_k;
+  out << YAML::Key << "with_memory" << YAML::Value << c.policy.with_memory;
+  out << YAML::EndMap;
+  out << YAML::Key << "env" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "start" << YAML::Value << c.env.start;
+  out << YAML::Key << "order" << YAML::Value << c.env.order;
+  out << YAML::Key << "memory_penalty_s_per_gb" << YAML::Value << c.env.memory_penalty_s_per_gb;
+  out << YAML::Key << "max_mem_gb" << YAML::Value << c.env.max_mem_gb;
+  out << YAML::Key << "normalize_reward" << YAML::Value << c.env.normalize_reward;
+  out << YAML::Key << "start_seed" << YAML::Value << c.env.start_seed;
+  out << YAML::EndMap << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
+
+bool config_key_may_change_on_resume(const std::string& key) {
+  return key == "iterations" || key == "checkpoint_every" || key == "keep_checkpoints" ||
+         key == "eval_every" || key == "eval_samples" || key == "comm" || key == "log_level" ||
+         key == "collective_timeout_s" || key == "family_dir";
+}
+
+}  // namespace placeto

@@ -1,0 +1,56 @@
+// The training configuration: one plain struct with the reference's defaults, read from
+// YAML (unknown keys are errors with "did you mean"), overridable by key=value arguments,
+// and written back whole into every run directory.  No torch.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "actors/environment.h"
+#include "actors/features.h"
+
+namespace placeto {
+
+struct PolicyOptions {
+  int hidden = 16;
+  std::string message_passing = "radial";  // radial | sweep | none
+  int rounds = 8;
+  bool parallel_aggregation = true;
+  int parallel_k = 0;
+  bool with_memory = false;  // memory feature column
+};
+
+struct TrainConfig {
+  std::string family_dir;      // generated family (manifest.json) or a directory of graphs
+  int devices = 3;             // D
+  std::string cluster;         // optional cluster YAML; its device count must equal `devices`
+  uint64_t seed = 1;
+  int64_t iterations = 200;    // gradient updates
+  int episodes_per_iteration = 1;  // per rank
+  double lr = 1e-3;            // linearly decayed to lr_final
+  double lr_final = 1e-4;
+  double grad_clip = 1.25;     // global L2 norm
+  double entropy_beta = 0.01;
+  int baseline_window = 10;    // episodes per graph in the baseline
+  int64_t checkpoint_every = 50;
+  int keep_checkpoints = 3;
+  int64_t eval_every = 0;      // 0 = only at the end
+  int eval_samples = 8;        // best-of-k sampled placements in evaluation
+  std::string comm = "auto";   // auto | mpi | nccl (the MPI trainer)
+  double collective_timeout_s = 300;  // a rank silent this long aborts the job
+  std::string log_level = "info";
+  PolicyOptions policy;
+  EnvConfig env;
+};
+
+// Reads `path`, applies `overrides` ("a.b=value"), validates.  Throws InputError.
+TrainConfig load_train_config(const std::string& path, const std::vector<std::string>& overrides);
+TrainConfig parse_train_config(const std::string& yaml_text, const std::string& source,
+                               const std::vector<std::string>& overrides);
+std::string train_config_to_yaml(const TrainConfig& c);
+
+// Keys whose values may differ between a checkpoint and a resumed run.
+bool config_key_may_change_on_resume(const std::string& key);
+
+}  // namespace placeto

@@ -1,0 +1,167 @@
+#include "learner/trainer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "actors/rollout.h"
+#include "common/error.h"
+#include "learner/loss.h"
+#include "learner/param_vector.h"
+
+namespace placeto {
+
+PolicyConfig make_policy_config(const TrainConfig& c) {
+  PolicyConfig p;
+  p.num_devices = c.devices;
+  p.hidden = c.policy.hidden;
+  p.message_passing = c.policy.message_passing;
+  p.rounds = c.policy.rounds;
+  p.parallel_aggregation = c.policy.parallel_aggregation;
+  p.parallel_k = c.policy.parallel_k;
+  p.features.with_memory = c.policy.with_memory;
+  return p;
+}
+
+std::mt19937_64 Trainer::iteration_engine(uint64_t seed, int rank, int64_t it) {
+  std::seed_seq seq{static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32),
+                    static_cast<uint32_t>(rank), static_cast<uint32_t>(it),
+                    static_cast<uint32_t>(static_cast<uint64_t>(it) >> 32), 0x9e3779b9u};
+  return std::mt19937_64(seq);
+}
+
+Trainer::Trainer(TrainConfig config, std::vector<NamedGraph> train, Cluster cluster,
+                 Collective& coll)
+    : config_(std::move(config)),
+      train_(std::move(train)),
+      cluster_(std::move(cluster)),
+      coll_(coll),
+      adam_(0) {
+  PLACETO_CHECK(!train_.empty());
+  PLACETO_CHECK_EQ(cluster_.num_devices(), config_.devices);
+  torch::manual_seed(config_.seed);  // same initial weights on every rank
+  policy_ = PolicyNet(make_policy_config(config_));
+  const bool levels = config_.policy.message_passing == "sweep";
+  for (const auto& ng : train_) {
+    tensors_.push_back(make_graph_tensors(ng.graph, levels));
+    envs_.push_back(std::make_unique<PlacementEnv>(ng.graph, cluster_, config_.env));
+    max_nodes_ = std::max(max_nodes_, ng.graph.num_nodes());
+  }
+  adam_ = Adam(count_parameters(policy_));
+  state_.params = get_flat_params(policy_);
+  state_.baselines = BaselineStore(config_.baseline_window);
+  state_.world_size = coll_.size();
+}
+
+TrainerState Trainer::state() {
+  state_.params = get_flat_params(policy_);
+  state_.exp_avg = adam_.exp_avg();
+  state_.exp_avg_sq = adam_.exp_avg_sq();
+  state_.adam_step = adam_.step();
+  return state_;
+}
+
+void Trainer::restore(const TrainerState& s) {
+  const size_t n = count_parameters(policy_);
+  if (s.params.size() != n || s.exp_avg.size() != n || s.exp_avg_sq.size() != n)
+    throw InputError("checkpoint has " + std::to_string(s.params.size()) +
+                     " parameters but this model has " + std::to_string(n) +
+                     " (different policy settings?)");
+  state_ = s;
+  state_.world_size = coll_.size();
+  state_.baselines = s.baselines;
+  set_flat_params(policy_, s.params);
+  adam_.exp_avg() = s.exp_avg;
+  adam_.exp_avg_sq() = s.exp_avg_sq;
+  adam_.set_step(s.adam_step);
+}
+
+IterationStats Trainer::iterate() {
+  using clock = std::chrono::steady_clock;
+  const auto t_start = clock::now();
+  const int64_t it = state_.iteration;
+  const int rank = coll_.rank();
+  const int k = config_.episodes_per_iteration;
+  std::mt19937_64 rng = iteration_engine(config_.seed, rank, it);
+  policy_->zero_grad();
+  // Per episode: [graph index, steps, final runtime, start runtime, entropy, loss, returns...]
+  const int row = 6 + max_nodes_;
+  std::vector<double> mine(static_cast<size_t>(k) * row, 0.0);
+  double sim_s = 0, policy_s = 0, baseline0 = 0;
+  for (int e = 0; e < k; ++e) {
+    const int gi = static_cast<int>(rng() % train_.size());
+    EpisodeRecord rec = run_episode(policy_, tensors_[gi], *envs_[gi], rng, ActionMode::kSample);
+    sim_s += rec.sim_seconds;
+    policy_s += rec.policy_seconds;
+    std::vector<double> ret = rec.returns();
+    std::vector<double> base = state_.baselines.baseline(train_[gi].name, rec.steps());
+    std::vector<double> adv(ret.size());
+    for (size_t t = 0; t < ret.size(); ++t) adv[t] = ret[t] - base[t];
+    baseline0 += base.empty() ? 0 : base[0];
+    auto tb = clock::now();
+    LossParts lp = episode_loss(policy_, tensors_[gi], rec, adv, config_.entropy_beta);
+    (lp.loss / static_cast<double>(k)).backward();
+    policy_s += std::chrono::duration<double>(clock::now() - tb).count();
+    double* r = &mine[static_cast<size_t>(e) * row];
+    r[0] = gi;
+    r[1] = rec.steps();
+    r[2] = rec.final_runtime_us;
+    r[3] = rec.start_runtime_us;
+    r[4] = lp.entropy;
+    r[5] = lp.loss.item<double>();
+    std::copy(ret.begin(), ret.end(), r + 6);
+  }
+  // Average gradients over ranks; identical Adam updates everywhere.
+  std::vector<float> grads = get_flat_grads(policy_);
+  const double reduce_before = coll_.reduce_seconds();
+  coll_.all_reduce_mean(grads.data(), grads.size());
+  const double reduce_s = coll_.reduce_seconds() - reduce_before;
+  IterationStats st;
+  st.iteration = it + 1;
+  st.grad_norm = clip_global_norm(grads.data(), grads.size(), config_.grad_clip);
+  st.lr = linear_schedule(config_.lr, config_.lr_final, it, config_.iterations);
+  std::vector<float> params = get_flat_params(policy_);
+  adam_.update(params.data(), grads.data(), st.lr);
+  set_flat_params(policy_, params);
+  // Every rank's episodes, in rank order: baselines and statistics.
+  std::vector<double> all = coll_.all_gather(mine);
+  const int episodes = static_cast<int>(all.size() / row);
+  double sum_rt = 0, best = 0, sum_ratio = 0, sum_ent = 0, sum_loss = 0;
+  for (int e = 0; e < episodes; ++e) {
+    const double* r = &all[static_cast<size_t>(e) * row];
+    const int gi = static_cast<int>(r[0]);
+    const int steps = static_cast<int>(r[1]);
+    state_.baselines.add(train_[gi].name, std::vector<double>(r + 6, r + 6 + steps));
+    sum_rt += r[2];
+    best = e == 0 ? r[2] : std::min(best, r[2]);
+    sum_ratio += r[2] / r[3];
+    sum_ent += r[4];
+    sum_loss += r[5];
+  }
+  state_.iteration = it + 1;
+  state_.episodes += episodes;
+  st.mean_runtime_us = sum_rt / episodes;
+  st.best_runtime_us = best;
+  st.mean_ratio = sum_ratio / episodes;
+  st.entropy = sum_ent / episodes;
+  st.loss = sum_loss / episodes;
+  st.baseline = baseline0 / k;
+  st.allreduce_s = reduce_s;
+  st.sim_s = sim_s;
+  st.policy_s = policy_s;
+  st.iteration_s = std::chrono::duration<double>(clock::now() - t_start).count();
+  st.episodes_per_s = st.iteration_s > 0 ? episodes / st.iteration_s : 0;
+  state_.wall_seconds += st.iteration_s;
+  return st;
+}
+
+void Trainer::run(const std::function<bool()>& stop,
+                  const std::function<void(const IterationStats&)>& after_iteration) {
+  while (state_.iteration < config_.iterations) {
+    if (stop && stop()) break;
+    IterationStats st = iterate();
+    if (after_iteration) after_iteration(st);
+  }
+}
+
+}  // namespace placeto

@@ -1,0 +1,87 @@
+// The training loop, shared by the single-process command (`placeto train`) and the MPI
+// trainer (`placeto_actor`): every rank runs episodes on graphs of the train split with the
+// current policy and computes REINFORCE gradients; gradients are averaged over ranks with
+// the Collective; every rank applies the same Adam update to the same flat parameter vector,
+// so all ranks hold identical parameters without a broadcast (docs/TRAINING.md).
+//
+// Reproducibility: each rank's random engine is re-seeded at every iteration from
+// (seed, rank, iteration), baselines are updated from all ranks' returns in rank order, and
+// the all-reduce is deterministic, so a run is bit-reproducible for a fixed world size, and
+// resuming from a checkpoint continues it exactly.  Not thread-safe.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "actors/environment.h"
+#include "actors/policy.h"
+#include "learner/adam.h"
+#include "learner/baselines.h"
+#include "learner/collective.h"
+#include "learner/graph_set.h"
+#include "learner/train_config.h"
+
+namespace placeto {
+
+// Everything needed to continue a run exactly (what a checkpoint holds).
+struct TrainerState {
+  int64_t iteration = 0;  // iterations completed
+  int64_t episodes = 0;   // episodes completed, all ranks
+  int world_size = 1;
+  std::vector<float> params;
+  std::vector<float> exp_avg, exp_avg_sq;
+  int64_t adam_step = 0;
+  BaselineStore baselines;
+  double wall_seconds = 0;  // training time so far, across restarts
+};
+
+struct IterationStats {
+  int64_t iteration = 0;
+  double mean_runtime_us = 0, best_runtime_us = 0, mean_ratio = 0;  // ratio: final / start
+  double baseline = 0, entropy = 0, loss = 0, grad_norm = 0, lr = 0;
+  double episodes_per_s = 0, allreduce_s = 0, iteration_s = 0, sim_s = 0, policy_s = 0;
+};
+
+PolicyConfig make_policy_config(const TrainConfig& c);
+
+class Trainer {
+ public:
+  Trainer(TrainConfig config, std::vector<NamedGraph> train, Cluster cluster, Collective& coll);
+
+  // Runs until `config.iterations` are done or `stop()` returns true at an iteration
+  // boundary (it must return the same value on every rank).  `after_iteration` is called on
+  // every rank after each iteration (checkpointing, metrics).
+  void run(const std::function<bool()>& stop,
+           const std::function<void(const IterationStats&)>& after_iteration);
+
+  PolicyNet& policy() { return policy_; }
+  const TrainConfig& config() const { return config_; }
+  // The state, with params/Adam copied out (for checkpoints).
+  TrainerState state();
+  // Restores a state (params, Adam, baselines, counters).  Throws InputError when the
+  // parameter count differs from this model's.
+  void restore(const TrainerState& s);
+  int64_t iteration() const { return state_.iteration; }
+
+  // The engine of `rank` at the start of iteration `it` (documented, checkpointable).
+  static std::mt19937_64 iteration_engine(uint64_t seed, int rank, int64_t it);
+
+ private:
+  IterationStats iterate();
+
+  TrainConfig config_;
+  std::vector<NamedGraph> train_;
+  Cluster cluster_;
+  Collective& coll_;
+  PolicyNet policy_{nullptr};
+  std::vector<GraphTensors> tensors_;
+  std::vector<std::unique_ptr<PlacementEnv>> envs_;
+  Adam adam_;
+  TrainerState state_;
+  int max_nodes_ = 0;
+};
+
+}  // namespace placeto
