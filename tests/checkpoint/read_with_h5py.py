@@ -2,10 +2,13 @@
 """Reads a checkpoint written by the C++ code with h5py (Debian python3-h5py) and checks the
 layout of docs/CHECKPOINT.md, values, per-dataset checksums and the whole-file digest.
 
-usage: /usr/bin/python3 read_with_h5py.py CKPT_TEST_WRITER SCRATCH_DIR
+usage: /usr/bin/python3 read_with_h5py.py CKPT_TEST_WRITER SCRATCH_DIR [PLACETO]
+With PLACETO, also checks `placeto ckpt-info` on the file and on a bit-flipped copy.
 The values mirror tests/checkpoint/test_checkpoint_data.cc (make_test_checkpoint(7))."""
 import hashlib
+import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -67,6 +70,26 @@ def main():
         f.visititems(verify)
         assert len(checked) == 4 + 8 + 1 + 3 + 3, checked
     print("h5py read %s: %d datasets verified" % (path, len(checked)))
+    if len(sys.argv) > 3:
+        check_ckpt_info(sys.argv[3], path, digest, len(checked))
+
+
+def check_ckpt_info(placeto, path, digest, num_datasets):
+    out = subprocess.run([placeto, "ckpt-info", path], check=True, capture_output=True, text=True)
+    info = json.loads(out.stdout)
+    assert info["sha256"] == digest and info["meta"]["step"] == 7, info
+    assert len(info["datasets"]) == num_datasets, info["datasets"]
+    damaged = path.replace("ckpt_7", "damaged")
+    shutil.copy(path, damaged)
+    shutil.copy(path + ".sha256", damaged + ".sha256")
+    with open(damaged, "r+b") as f:
+        f.seek(os.path.getsize(damaged) // 2)
+        byte = f.read(1)
+        f.seek(-1, os.SEEK_CUR)
+        f.write(bytes([byte[0] ^ 0x10]))
+    bad = subprocess.run([placeto, "ckpt-info", damaged], capture_output=True, text=True)
+    assert bad.returncode == 2 and "SHA-256 mismatch" in bad.stderr, (bad.returncode, bad.stderr)
+    print("placeto ckpt-info: verified file described, damaged copy refused")
 
 
 if __name__ == "__main__":
