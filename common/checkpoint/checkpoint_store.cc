@@ -3,7 +3,9 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include "common/checkpoint/file_digest.h"
@@ -67,10 +69,14 @@ void CheckpointStore::remove_stale_temporaries() const {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir_, ec)) {
     const std::string name = entry.path().filename().string();
+    if (name.size() <= 4 || name.compare(name.size() - 4, 4, ".tmp") != 0) continue;
+    std::string stem = name.substr(0, name.size() - 4);
+    const std::string digest_suffix = ".sha256";
+    if (stem.size() > digest_suffix.size() &&
+        stem.compare(stem.size() - digest_suffix.size(), digest_suffix.size(), digest_suffix) == 0)
+      stem.resize(stem.size() - digest_suffix.size());
     int64_t step = 0;
-    if (name.size() > 4 && name.compare(name.size() - 4, 4, ".tmp") == 0 &&
-        parse_checkpoint_name(name.substr(0, name.size() - 4), &step))
-      remove_file(entry.path().string());
+    if (stem == kLatest || parse_checkpoint_name(stem, &step)) remove_file(entry.path().string());
   }
 }
 
@@ -98,8 +104,9 @@ std::string CheckpointStore::publish(const CheckpointData& data) {
     throw;
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
     std::remove(tmp.c_str());
-    throw SystemError(path + ": rename from " + tmp + " failed");
+    throw SystemError(path + ": rename from " + tmp + " failed: " + std::strerror(err));
   }
   // write_file_atomic fsyncs the directory, which also makes the rename above durable.
   write_digest_file(path);

@@ -147,7 +147,12 @@ void H5File::fail(const std::string& object, const std::string& what) const {
 
 H5File H5File::create(const std::string& path) {
   quiet_hdf5_errors();
-  hid_t id = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  H5Id fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+  // Lock the file where the file system supports it; shared cluster file systems often do
+  // not, and a checkpoint must still be writable there (we write to a private .tmp anyway).
+  if (!fapl.valid() || H5Pset_file_locking(fapl.get(), 1, 1) < 0)
+    throw SystemError(path + ": cannot set up HDF5 file access: " + hdf5_reason());
+  hid_t id = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get());
   if (id < 0) throw SystemError(path + ": cannot create HDF5 file: " + hdf5_reason());
   return H5File(path, H5Id(id, H5Fclose), true);
 }

@@ -98,9 +98,13 @@ TEST_F(CheckpointStoreTest, MissingLatestUsesTheNewest) {
 TEST_F(CheckpointStoreTest, PublishRemovesStaleTemporaries) {
   CheckpointStore store(dir_);
   write_file_atomic(dir_ + "/ckpt_9.h5.tmp", "half a file");
+  write_file_atomic(dir_ + "/ckpt_9.h5.sha256.tmp", "half a digest");
+  write_file_atomic(dir_ + "/LATEST.tmp", "half a pointer");
   write_file_atomic(dir_ + "/other.tmp", "not ours");
   store.publish(make_test_checkpoint(1));
   EXPECT_FALSE(file_exists(dir_ + "/ckpt_9.h5.tmp"));
+  EXPECT_FALSE(file_exists(dir_ + "/ckpt_9.h5.sha256.tmp"));
+  EXPECT_FALSE(file_exists(dir_ + "/LATEST.tmp"));
   EXPECT_TRUE(file_exists(dir_ + "/other.tmp"));
   EXPECT_EQ(store.steps(), (std::vector<int64_t>{1}));
 }
