@@ -1,15 +1,12 @@
 #include "common/checkpoint/checkpoint_file.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstring>
 #include <ctime>
 #include <set>
 
 #include "common/checkpoint/file_digest.h"
 #include "common/checkpoint/hdf5_file.h"
+#include "common/files.h"
 
 namespace placeto {
 namespace {
@@ -77,15 +74,6 @@ void write_group(H5File& f, const std::string& group,
   for (const auto& [name, a] : arrays) f.write_array(group + "/" + name, a);
 }
 
-void fsync_path(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw SystemError(path + ": cannot open for fsync: " + std::strerror(errno));
-  int rc = ::fsync(fd);
-  int err = errno;
-  ::close(fd);
-  if (rc != 0) throw SystemError(path + ": fsync failed: " + std::strerror(err));
-}
-
 std::map<std::string, NamedArray> read_group(const H5File& f, const std::string& group) {
   std::map<std::string, NamedArray> out;
   for (const std::string& name : f.datasets_under(group))
@@ -145,7 +133,7 @@ void write_checkpoint_hdf5(const std::string& path, const CheckpointData& d) {
   f.create_group("/counters");
   for (const auto& [name, v] : d.counters) f.write_int_attr("/counters", name, v);
   f.close();
-  fsync_path(path);
+  fsync_file(path);
 }
 
 void write_checkpoint_file(const std::string& path, const CheckpointData& data) {

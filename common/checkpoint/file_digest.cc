@@ -34,6 +34,7 @@ std::string write_digest_file(const std::string& path) {
 }
 
 std::string read_verified_file(const std::string& path) {
+  if (!file_exists(path)) throw InputError(path + ": checkpoint file does not exist");
   const std::string dpath = digest_path(path);
   if (!file_exists(dpath))
     throw CheckpointCorruptError(path + ": digest file " + dpath +
@@ -42,7 +43,6 @@ std::string read_verified_file(const std::string& path) {
   if (line.size() < 64 || line.find_first_not_of("0123456789abcdef") < 64)
     throw CheckpointCorruptError(dpath + ": malformed digest file (expected 64 hex digits)");
   const std::string expected = line.substr(0, 64);
-  if (!file_exists(path)) throw InputError(path + ": checkpoint file does not exist");
   std::string bytes = read_file(path);
   const std::string actual = sha256_hex(bytes.data(), bytes.size());
   if (actual != expected)

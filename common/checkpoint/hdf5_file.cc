@@ -38,32 +38,25 @@ std::string hdf5_reason() {
   return s.empty() ? "no detail from HDF5" : s;
 }
 
-hid_t file_type(DType d) {
-  switch (d) {
-    case DType::kF32:
-      return H5T_IEEE_F32LE;
-    case DType::kF64:
-      return H5T_IEEE_F64LE;
-    case DType::kI64:
-      return H5T_STD_I64LE;
-    case DType::kU8:
-      return H5T_STD_U8LE;
-  }
-  return H5I_INVALID_HID;
-}
+// The HDF5 types of a DType: little-endian in the file, native in memory.  (Not a table:
+// the H5T_* names are run-time values, valid once the library is initialised.)
+struct H5Types {
+  hid_t file;
+  hid_t memory;
+};
 
-hid_t memory_type(DType d) {
+H5Types h5_types(DType d) {
   switch (d) {
     case DType::kF32:
-      return H5T_NATIVE_FLOAT;
+      return {H5T_IEEE_F32LE, H5T_NATIVE_FLOAT};
     case DType::kF64:
-      return H5T_NATIVE_DOUBLE;
+      return {H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE};
     case DType::kI64:
-      return H5T_NATIVE_INT64;
+      return {H5T_STD_I64LE, H5T_NATIVE_INT64};
     case DType::kU8:
-      return H5T_NATIVE_UINT8;
+      return {H5T_STD_U8LE, H5T_NATIVE_UINT8};
   }
-  return H5I_INVALID_HID;
+  return {H5I_INVALID_HID, H5I_INVALID_HID};
 }
 
 // The DType of a stored dataset type; false for types this format does not use.
@@ -211,12 +204,12 @@ void H5File::write_array(const std::string& dataset, const NamedArray& array) {
   H5Id lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
   if (!lcpl.valid() || H5Pset_create_intermediate_group(lcpl.get(), 1) < 0)
     fail(dataset, "cannot create link property list");
-  H5Id dset(H5Dcreate2(file_.get(), dataset.c_str(), file_type(array.dtype), space.get(),
+  H5Id dset(H5Dcreate2(file_.get(), dataset.c_str(), h5_types(array.dtype).file, space.get(),
                        lcpl.get(), H5P_DEFAULT, H5P_DEFAULT),
             H5Dclose);
   if (!dset.valid()) fail(dataset, "cannot create dataset");
   // HDF5 rejects a null buffer even for zero elements, and there is nothing to write.
-  if (array.numel() > 0 && H5Dwrite(dset.get(), memory_type(array.dtype), H5S_ALL, H5S_ALL,
+  if (array.numel() > 0 && H5Dwrite(dset.get(), h5_types(array.dtype).memory, H5S_ALL, H5S_ALL,
                                     H5P_DEFAULT, array.bytes.data()) < 0)
     fail(dataset, "cannot write data");
   if (dset.close() < 0) fail(dataset, "cannot close dataset");
@@ -242,8 +235,8 @@ NamedArray H5File::read_array(const std::string& dataset) const {
     fail(dataset, "cannot read the dimensions");
   a.shape.assign(dims.begin(), dims.end());
   a.bytes.resize(static_cast<size_t>(a.numel()) * dtype_size(a.dtype));
-  if (a.numel() > 0 &&
-      H5Dread(dset.get(), memory_type(a.dtype), H5S_ALL, H5S_ALL, H5P_DEFAULT, a.bytes.data()) < 0)
+  if (a.numel() > 0 && H5Dread(dset.get(), h5_types(a.dtype).memory, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                               a.bytes.data()) < 0)
     fail(dataset, "cannot read data");
   if (!has_attr(dataset, kChecksumAttr))
     throw CheckpointCorruptError(path_ + ": " + dataset + ": no sha256 checksum attribute");

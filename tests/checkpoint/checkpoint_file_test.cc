@@ -81,6 +81,20 @@ TEST_F(CheckpointFile, MissingDigestIsRefused) {
                                             {path + ".sha256", "missing"});
 }
 
+TEST_F(CheckpointFile, MissingFileIsAnInputErrorNotDamage) {
+  const std::string path = dir_ + "/nope.h5";
+  try {
+    read_checkpoint_file(path);
+    FAIL() << "no exception";
+  } catch (const CheckpointCorruptError& e) {
+    FAIL() << "a missing file is not damage: " << e.what();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(path + ": checkpoint file does not exist"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST_F(CheckpointFile, NewerFormatVersionIsRefused) {
   CheckpointData d = make_test_checkpoint(1);
   d.format_version = kCheckpointFormatVersion + 1;

@@ -70,6 +70,13 @@ TEST_F(CheckpointStoreTest, FallsBackWhenTheNewestIsTruncatedOrUnverifiable) {
   EXPECT_EQ(store.load_latest()->step, 1);
 }
 
+TEST_F(CheckpointStoreTest, FallsBackWhenLatestNamesAVanishedFile) {
+  CheckpointStore store(dir_, 5);
+  for (int s = 1; s <= 2; ++s) store.publish(make_test_checkpoint(s));
+  std::filesystem::remove(dir_ + "/ckpt_2.h5");
+  EXPECT_EQ(store.load_latest()->step, 1);
+}
+
 TEST_F(CheckpointStoreTest, NoIntactCheckpointListsEveryReason) {
   CheckpointStore store(dir_, 5);
   for (int s = 1; s <= 2; ++s) store.publish(make_test_checkpoint(s));
