@@ -102,6 +102,18 @@ TEST_F(CheckpointStoreTest, MissingLatestUsesTheNewest) {
   EXPECT_EQ(store.load_latest()->step, 2);
 }
 
+TEST_F(CheckpointStoreTest, AFailedPublishLeavesTheStoreAsItWas) {
+  CheckpointStore store(dir_);
+  store.publish(make_test_checkpoint(1));
+  CheckpointData bad = make_test_checkpoint(2);
+  bad.model["encoder"] = NamedArray::from_floats({1}, {0.0f});  // also the group of encoder/...
+  expect_throw_with<InputError>([&] { store.publish(bad); }, {"\"encoder\" is also the group"});
+  EXPECT_EQ(read_file(dir_ + "/LATEST"), "ckpt_1.h5\n");
+  EXPECT_FALSE(file_exists(dir_ + "/ckpt_2.h5.tmp"));
+  EXPECT_FALSE(file_exists(dir_ + "/ckpt_2.h5"));
+  EXPECT_EQ(store.load_latest()->step, 1);
+}
+
 TEST_F(CheckpointStoreTest, PublishRemovesStaleTemporaries) {
   CheckpointStore store(dir_);
   write_file_atomic(dir_ + "/ckpt_9.h5.tmp", "half a file");
