@@ -39,14 +39,21 @@ void make_directories(const std::string& path) {
   if (ec) throw SystemError(path + ": cannot create directory: " + ec.message());
 }
 
-void fsync_directory(const std::string& dir) {
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
-  if (fd < 0) throw SystemError(dir + ": cannot open directory for fsync: " + std::strerror(errno));
+namespace {
+void fsync_path(const std::string& path, int flags, const char* what) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | flags);
+  if (fd < 0)
+    throw SystemError(path + ": cannot open " + what + " for fsync: " + std::strerror(errno));
   int rc = ::fsync(fd);
   int err = errno;
   ::close(fd);
-  if (rc != 0) throw SystemError(dir + ": fsync of directory failed: " + std::strerror(err));
+  if (rc != 0) throw SystemError(path + ": fsync of " + what + " failed: " + std::strerror(err));
 }
+}  // namespace
+
+void fsync_directory(const std::string& dir) { fsync_path(dir, O_DIRECTORY, "directory"); }
+
+void fsync_file(const std::string& path) { fsync_path(path, 0, "file"); }
 
 void write_file_atomic(const std::string& path, const std::string& content) {
   const std::string tmp = path + ".tmp";

@@ -17,6 +17,9 @@ void write_file_atomic(const std::string& path, const std::string& content);
 // fsyncs a directory so that a rename inside it is durable.
 void fsync_directory(const std::string& dir);
 
+// fsyncs a file written by other means (e.g. libhdf5) before it is renamed into place.
+void fsync_file(const std::string& path);
+
 // The directory part of a path ("." when there is none).
 std::string parent_directory(const std::string& path);
 
