@@ -10,6 +10,15 @@ size_t count_parameters(PolicyNet& net) {
   return n;
 }
 
+ParamLayout param_layout(PolicyNet& net) {
+  ParamLayout layout;
+  for (auto& [name, p] : named_parameters_sorted(net)) {
+    layout.names.push_back(name);
+    layout.shapes.push_back(p.sizes().vec());
+  }
+  return layout;
+}
+
 std::vector<float> get_flat_params(PolicyNet& net) {
   std::vector<float> out;
   out.reserve(count_parameters(net));

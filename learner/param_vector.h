@@ -7,10 +7,12 @@
 #include <vector>
 
 #include "actors/policy.h"
+#include "learner/checkpointing.h"
 
 namespace placeto {
 
 size_t count_parameters(PolicyNet& net);
+ParamLayout param_layout(PolicyNet& net);
 std::vector<float> get_flat_params(PolicyNet& net);
 void set_flat_params(PolicyNet& net, const std::vector<float>& flat);
 // Gradients (zeros where a parameter has none).

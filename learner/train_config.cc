@@ -40,10 +40,11 @@ void apply_override(YAML::Node root, const std::string& arg) {
   for (const auto& k : *known) ok = ok || k == leaf;
   if (!ok || (parts.size() == 1 && (leaf == "policy" || leaf == "env"))) {
     std::string hint = did_you_mean_any(leaf, known->data(), known->size());
-    throw InputError("command line: unknown config key '" + key + "'" +
-                     (hint.empty() ? "" : " (did you mean '" +
-                                              (parts.size() == 2 ? parts[0] + "." : "") + hint +
-                                              "'?)")));
+    std::string msg = "command line: unknown config key '" + key + "'";
+    if (!hint.empty())
+      msg += " (did you mean '" + (parts.size() == 2 ? parts[0] + "." : std::string()) + hint +
+             "'?)";
+    throw InputError(msg);
   }
   YAML::Node v = parse_yaml_text(value, "command line override '" + arg + "'");
   if (parts.size() == 1) root[leaf] = v;

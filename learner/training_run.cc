@@ -1,0 +1,181 @@
+#include "learner/training_run.h"
+
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "common/checkpoint/checkpoint_compat.h"
+#include "common/checkpoint/checkpoint_store.h"
+#include "common/error.h"
+#include "common/files.h"
+#include "common/logging.h"
+#include "common/progress.h"
+#include "learner/checkpointing.h"
+#include "learner/graph_set.h"
+#include "learner/param_vector.h"
+#include "learner/trainer.h"
+#include "sim/cluster.h"
+
+namespace placeto {
+
+std::atomic<int>& stop_signal_flag() {
+  static std::atomic<int> flag{0};
+  return flag;
+}
+
+namespace {
+
+const std::vector<std::string> kResumeMayChange = {"iterations", "checkpoint_every",
+                                                   "keep_checkpoints", "eval_every",
+                                                   "eval_samples", "comm", "log_level",
+                                                   "collective_timeout_s", "family_dir"};
+
+class MetricsCsv {
+ public:
+  explicit MetricsCsv(const std::string& path) {
+    const bool fresh = !file_exists(path);
+    out_ = std::fopen(path.c_str(), "a");
+    if (!out_) throw SystemError(path + ": cannot open for appending");
+    if (fresh)
+      std::fprintf(out_,
+                   "iteration,wall_s,episodes,mean_runtime_us,best_runtime_us,mean_ratio_to_start,"
+                   "baseline,entropy,loss,grad_norm,lr,episodes_per_s,allreduce_s,sim_s,policy_s\n");
+  }
+  ~MetricsCsv() {
+    if (out_) std::fclose(out_);
+  }
+  MetricsCsv(const MetricsCsv&) = delete;
+  MetricsCsv& operator=(const MetricsCsv&) = delete;
+  void row(const IterationStats& s, double wall, int64_t episodes) {
+    std::fprintf(out_, "%lld,%.3f,%lld,%.6f,%.6f,%.6f,%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,%.6f,%.6f,%.6f\n",
+                 static_cast<long long>(s.iteration), wall, static_cast<long long>(episodes),
+                 s.mean_runtime_us, s.best_runtime_us, s.mean_ratio, s.baseline, s.entropy,
+                 s.loss, s.grad_norm, s.lr, s.episodes_per_s, s.allreduce_s, s.sim_s, s.policy_s);
+    std::fflush(out_);
+  }
+
+ private:
+  std::FILE* out_ = nullptr;
+};
+
+bool agree_to_stop(Collective& coll) {
+  std::vector<double> mine = {static_cast<double>(stop_signal_flag().load())};
+  std::vector<double> all = coll.all_gather(mine);
+  for (double x : all)
+    if (x > 0) return true;
+  return false;
+}
+
+}  // namespace
+
+int run_training(const RunOptions& options, Collective& coll) {
+  const int rank = coll.rank();
+  TrainConfig cfg = load_train_config(options.config_path, options.overrides);
+  if (cfg.family_dir.empty())
+    throw InputError(options.config_path + ": family_dir: required (a generated family or a "
+                     "directory of graphs; set it in the file or as family_dir=DIR)");
+  const std::string run_dir = options.run_dir;
+  const std::string ckpt_dir = run_dir + "/checkpoints";
+  if (rank == 0) {
+    make_directories(run_dir + "/logs");
+    make_directories(ckpt_dir);
+  }
+  std::vector<double> sync = coll.all_gather({0.0});  // directories exist before anyone logs
+  (void)sync;
+  LogOptions lo;
+  lo.rank = rank;
+  lo.level = cfg.log_level;
+  lo.file = run_dir + "/logs/rank_" + std::to_string(rank) + ".log";
+  init_logging(lo);
+
+  const std::string config_yaml = train_config_to_yaml(cfg);
+  std::vector<NamedGraph> train = load_graph_split(cfg.family_dir, "train");
+  Cluster cluster = cfg.cluster.empty() ? default_cluster(cfg.devices) : load_cluster(cfg.cluster);
+  if (cluster.num_devices() != cfg.devices)
+    throw InputError(options.config_path + ": devices: " + std::to_string(cfg.devices) +
+                     " but the cluster " + cfg.cluster + " has " +
+                     std::to_string(cluster.num_devices()));
+  Trainer trainer(cfg, train, cluster, coll);
+  ParamLayout layout = param_layout(trainer.policy());
+
+  // Resume.
+  CheckpointStore store(ckpt_dir, cfg.keep_checkpoints);
+  if (options.resume != "none") {
+    std::optional<CheckpointData> data;
+    std::string path;
+    if (options.resume == "auto") {
+      data = store.load_latest(&path);
+    } else {
+      path = options.resume;
+      data = read_checkpoint_file(path);
+    }
+    if (data) {
+      check_config_matches(data->config_yaml, config_yaml, kResumeMayChange, path);
+      trainer.restore(trainer_state_from_checkpoint(*data, layout, cfg.baseline_window, path));
+      if (data->world_size != coll.size())
+        spdlog::warn("resuming a run of {} ranks with {} ranks: it continues, but not bit-exactly",
+                     data->world_size, coll.size());
+      spdlog::info("resuming from {} at iteration {} ({} episodes)", path, data->step,
+                   data->episodes);
+    } else {
+      spdlog::info("no checkpoint in {}: starting a new run", ckpt_dir);
+    }
+  } else if (rank == 0 && !store.steps().empty()) {
+    throw InputError(run_dir + ": already holds checkpoints; pass --resume auto to continue "
+                     "the run, or choose another --run-dir");
+  }
+  if (rank == 0) write_file_atomic(run_dir + "/config.yaml", config_yaml);
+  spdlog::info("training on {} graphs of {} with {} devices, {} ranks, {} parameters",
+               train.size(), cfg.family_dir, cfg.devices, coll.size(), layout.total());
+
+  std::unique_ptr<MetricsCsv> metrics;
+  std::unique_ptr<ProgressLine> progress;
+  if (rank == 0) {
+    metrics = std::make_unique<MetricsCsv>(run_dir + "/metrics.csv");
+    progress = std::make_unique<ProgressLine>("train", cfg.iterations, "it");
+  }
+  auto publish = [&]() {
+    TrainerState st = trainer.state();
+    if (rank == 0) {
+      CheckpointData data = trainer_state_to_checkpoint(st, layout, config_yaml, cfg.seed);
+      stamp_checkpoint(&data);
+      std::string path = store.publish(data);
+      spdlog::info("checkpoint {} (iteration {})", path, st.iteration);
+    }
+  };
+  bool stopped = false;
+  int64_t last_saved = trainer.iteration();
+  trainer.run(
+      [&] {
+        stopped = agree_to_stop(coll);
+        return stopped;
+      },
+      [&](const IterationStats& s) {
+        if (rank == 0) {
+          TrainerState st = trainer.state();
+          metrics->row(s, st.wall_seconds, st.episodes);
+          char extra[160];
+          std::snprintf(extra, sizeof extra, "mean %.0f us (x%.3f of start)  entropy %.3f",
+                        s.mean_runtime_us, s.mean_ratio, s.entropy);
+          progress->update(s.iteration, extra);
+        }
+        if (s.iteration % cfg.checkpoint_every == 0) {
+          publish();
+          last_saved = s.iteration;
+        }
+      });
+  if (trainer.iteration() != last_saved) publish();
+  if (progress) progress->finish();
+  if (stopped) {
+    spdlog::warn("stopped by a signal at iteration {}: checkpointed; exit code {} asks to be "
+                 "run again with --resume auto",
+                 trainer.iteration(), kExitRequeue);
+    return kExitRequeue;
+  }
+  spdlog::info("training done: {} iterations", trainer.iteration());
+  return kExitDone;
+}
+
+}  // namespace placeto
