@@ -152,9 +152,9 @@ class MetfPlacer : public Placer {
 
 // m-SCT without the linear program: each op gets at most one favourite child and each op is
 // the favourite of at most one parent, chosen greedily by decreasing transfer time (the
-// edges the LP would most want to keep local).  While an op's favourite child is not yet
-// scheduled, the device the op ran on (if it is still the device's latest op) is reserved
-// for that child: other ops may not start there.  Otherwise it is m-ETF.
+// edges the LP would most want to keep local).  While an op's favourite child is ready but
+// not yet scheduled, the device the op ran on (if it is still the device's latest op) is
+// reserved for that child: other ops may not start there.  Otherwise it is m-ETF.
 class MsctPlacer : public Placer {
  public:
   std::string name() const override { return "m-sct"; }
@@ -165,7 +165,13 @@ class MsctPlacer : public Placer {
       const NodeId last = model.last_op(d);
       if (last < 0) return true;
       const NodeId fav = favourite[last];
-      return fav < 0 || fav == v || model.assigned(fav);
+      if (fav < 0 || fav == v || model.assigned(fav)) return true;
+      // Only a ready favourite holds the device: one still waiting for other parents could
+      // keep it idle for an unbounded time.
+      const auto& pe = g.parent_edges();
+      for (int i = g.parent_begin(fav); i < g.parent_end(fav); ++i)
+        if (!model.assigned(g.edge_src(pe[i]))) return true;
+      return false;
     };
     return earliest_task_first(g, c, model, allowed);
   }
