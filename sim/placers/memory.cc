@@ -1,5 +1,6 @@
 #include "sim/placers/memory.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "common/error.h"
@@ -38,36 +39,76 @@ int MemoryLedger::roomiest_device() const {
   return best;
 }
 
+namespace {
+
+// Bytes over capacity, summed over devices.
+double total_overflow(const SimResult& r, const Cluster& c) {
+  double over = 0;
+  for (int d = 0; d < c.num_devices(); ++d)
+    over += std::max(
+        0.0, static_cast<double>(r.peak_mem_bytes[d] + r.param_bytes[d]) - capacity_of(c, d));
+  return over;
+}
+
+// How many of the largest ops on the worst device each step tries.
+constexpr int kCandidates = 8;
+
+}  // namespace
+
 bool repair_memory(const Graph& g, const Cluster& c, Simulator& sim, Placement* p) {
   if (!c.has_memory_limits()) return true;
   const int n = g.num_nodes();
   const int num_dev = c.num_devices();
   std::vector<char> moved(n, 0);
   std::vector<double> slack(num_dev);
-  // Each op moves at most once, so this terminates after at most n moves.
+  std::vector<NodeId> candidates;
+  // Each op moves at most once, so this ends after at most n moves.
   for (int iter = 0; iter <= n; ++iter) {
     const SimResult& r = sim.simulate(*p);
     if (r.memory_ok) return true;
+    const double overflow = total_overflow(r, c);
     int worst = -1;
     for (int d = 0; d < num_dev; ++d) {
       slack[d] = capacity_of(c, d) - static_cast<double>(r.peak_mem_bytes[d] + r.param_bytes[d]);
       if (r.over_capacity[d] && (worst < 0 || slack[d] < slack[worst])) worst = d;
     }
     PLACETO_CHECK_GE(worst, 0);
-    int target = -1;
-    for (int d = 0; d < num_dev; ++d)
-      if (d != worst && (target < 0 || slack[d] > slack[target])) target = d;
-    if (target < 0 || slack[target] <= 0) return false;
-    NodeId pick = -1;
-    for (NodeId v = 0; v < n; ++v) {
-      if (moved[v] || p->device[v] != worst) continue;
-      const int64_t f = op_footprint_bytes(g, v);
-      if (f == 0 || static_cast<double>(f) > slack[target]) continue;
-      if (pick < 0 || f > op_footprint_bytes(g, pick)) pick = v;
+    // The largest unmoved ops on the worst device (ties: lower id).
+    candidates.clear();
+    for (NodeId v = 0; v < n; ++v)
+      if (!moved[v] && p->device[v] == worst && op_footprint_bytes(g, v) > 0)
+        candidates.push_back(v);
+    const size_t k = std::min<size_t>(kCandidates, candidates.size());
+    std::partial_sort(candidates.begin(), candidates.begin() + k, candidates.end(),
+                      [&](NodeId a, NodeId b) {
+                        const int64_t fa = op_footprint_bytes(g, a), fb = op_footprint_bytes(g, b);
+                        return fa > fb || (fa == fb && a < b);
+                      });
+    // Try each candidate on each device with room; keep the move that removes the most
+    // overflow (then the fastest).  The simulator decides, because a move also shifts when
+    // other tensors are alive.
+    NodeId best_v = -1;
+    int best_d = -1;
+    double best_over = overflow, best_runtime = 0;
+    for (size_t i = 0; i < k; ++i) {
+      const NodeId v = candidates[i];
+      for (int d = 0; d < num_dev; ++d) {
+        if (d == worst || slack[d] <= 0) continue;
+        p->device[v] = d;
+        const SimResult& t = sim.simulate(*p);
+        const double o = total_overflow(t, c);
+        if (o < best_over || (best_v >= 0 && o == best_over && t.runtime_us < best_runtime)) {
+          best_v = v;
+          best_d = d;
+          best_over = o;
+          best_runtime = t.runtime_us;
+        }
+      }
+      p->device[v] = worst;
     }
-    if (pick < 0) return false;
-    p->device[pick] = target;
-    moved[pick] = 1;
+    if (best_v < 0) return false;  // no move reduces the overflow
+    p->device[best_v] = best_d;
+    moved[best_v] = 1;
   }
   return sim.simulate(*p).memory_ok;
 }

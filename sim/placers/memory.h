@@ -40,9 +40,11 @@ class MemoryLedger {
 };
 
 // When the cluster has capacities and `p` overflows some device in simulation, moves ops off
-// the overflowing devices (largest footprint first, each op at most once, to the device with
-// the most free room) until the simulator says it fits or no move is left.  Deterministic.
-// Returns the final SimResult::memory_ok.  `sim` must be bound to g and c.
+// the overflowing devices until the simulator says it fits or no move helps: each step tries
+// the 8 largest unmoved ops of the most overflowing device on every device with room left,
+// simulates each, and keeps the move that removes the most overflow (then the fastest).  Each
+// op moves at most once.  Deterministic.  Returns the final SimResult::memory_ok.  `sim` must
+// be bound to g and c.
 bool repair_memory(const Graph& g, const Cluster& c, Simulator& sim, Placement* p);
 // Convenience: builds a Simulator when the cluster has capacities; no-op otherwise.
 bool repair_memory(const Graph& g, const Cluster& c, Placement* p);

@@ -86,7 +86,8 @@ class MetisPlacer : public Placer {
   }
 
   // Heaviest part to the fastest device (ties: the larger capacity, then the lower index), so
-  // that heterogeneous clusters get a sensible mapping; identical devices keep part order.
+  // that heterogeneous clusters get a sensible mapping (on identical devices any mapping is
+  // equivalent up to renaming; this one is deterministic).
   static void map_parts_to_devices(const Graph& g, const Cluster& c, const std::vector<idx_t>& part,
                                    Placement* p) {
     const int k = c.num_devices();

@@ -61,6 +61,10 @@ const std::map<std::string, std::function<Case()>>& cases() {
          o.width = 12;
          return Case{testing::random_layered_dag(o, 2), default_cluster(4)};
        }},
+      {"no_edges",
+       [] {
+         return Case{testing::parallel_chains_graph(10, 1, 100, 8), default_cluster(3)};
+       }},
       {"one_device",
        [] {
          return Case{testing::fork_join_graph(3, 50, 100), default_cluster(1)};

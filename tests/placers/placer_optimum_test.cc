@@ -137,6 +137,18 @@ TEST(Anneal, RejectsAnInitialPlacementForAnotherCluster) {
   EXPECT_THROW(make_placer("anneal")->place(g, default_cluster(3), opt), InputError);
 }
 
+TEST(Anneal, WallTimeCapStopsLongBeforeTheBudget) {
+  testing::RandomDagOptions o;
+  o.num_ops = 200;
+  const Graph g = testing::random_layered_dag(o, 23);
+  PlacerOptions opt;
+  opt.budget = int64_t{1} << 40;  // would run for days
+  opt.time_limit_s = 0.05;
+  const PlacerRun run = run_placer(*make_placer("anneal"), g, default_cluster(4), opt);
+  EXPECT_LT(run.place_ms, 60'000);
+  EXPECT_TRUE(run.evaluation.feasible);
+}
+
 TEST(LowerBound, IsTheLargerOfAverageWorkAndCriticalPath) {
   const Graph chains = testing::parallel_chains_graph(4, 3, 100, 1);
   EXPECT_DOUBLE_EQ(runtime_lower_bound_us(chains, default_cluster(2)), 600);  // 1200 / 2
