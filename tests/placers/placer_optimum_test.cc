@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "sim/placers/evaluation.h"
+#include "sim/placers/memory.h"
 #include "sim/placers/placer.h"
 #include "sim/simulator.h"
 #include "tests/placers/placer_test_graphs.h"
@@ -147,6 +148,30 @@ TEST(Anneal, WallTimeCapStopsLongBeforeTheBudget) {
   const PlacerRun run = run_placer(*make_placer("anneal"), g, default_cluster(4), opt);
   EXPECT_LT(run.place_ms, 60'000);
   EXPECT_TRUE(run.evaluation.feasible);
+}
+
+TEST(RepairMemory, MovesOpsOffAnOverfullDeviceUntilItFits) {
+  testing::RandomDagOptions o;
+  o.num_ops = 40;
+  o.param_fraction = 1.0;
+  const Graph g = testing::random_layered_dag(o, 31);
+  Simulator probe(g, default_cluster(2));
+  const SimResult& one = probe.simulate(Placement(2, g.num_nodes(), 0));
+  const double need = static_cast<double>(one.peak_mem_bytes[0] + one.param_bytes[0]);
+  const Cluster c = testing::cluster_with_memory(2, 0.7 * need);
+  Placement p(2, g.num_nodes(), 0);
+  Simulator sim(g, c);
+  ASSERT_FALSE(sim.simulate(p).memory_ok);
+  EXPECT_TRUE(repair_memory(g, c, sim, &p));
+  EXPECT_TRUE(sim.simulate(p).memory_ok);
+}
+
+TEST(RepairMemory, ReportsFailureWhenNothingCanFit) {
+  const Graph g = testing::chain_graph(4, 10, 1000);
+  const Cluster c = testing::cluster_with_memory(2, 10);  // smaller than any tensor
+  Placement p(2, g.num_nodes(), 0);
+  EXPECT_FALSE(repair_memory(g, c, &p));
+  for (int32_t d : p.device) EXPECT_TRUE(d == 0 || d == 1);
 }
 
 TEST(LowerBound, IsTheLargerOfAverageWorkAndCriticalPath) {
