@@ -39,10 +39,7 @@ struct Row {
 };
 
 std::vector<std::string> parse_methods(const std::string& list) {
-  if (list.empty()) {
-    std::vector<std::string> all = placer_names();
-    return all;
-  }
+  if (list.empty()) return placer_names();
   std::vector<std::string> out;
   std::stringstream ss(list);
   for (std::string item; std::getline(ss, item, ',');) {
