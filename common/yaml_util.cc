@@ -34,7 +34,11 @@ YamlField YamlField::at(const std::string& key) const {
     if (!node_.IsDefined() || node_.IsNull()) return YamlField(YAML::Node(), file_, child);
     fail("expected a mapping");
   }
-  return YamlField(node_[key], file_, child);
+  // A missing key yields yaml-cpp's "zombie" node, on which every query but IsDefined()
+  // throws InvalidNode; hand out a plain undefined node instead.
+  YAML::Node value = node_[key];
+  if (!value.IsDefined()) return YamlField(YAML::Node(), file_, child);
+  return YamlField(value, file_, child);
 }
 
 YamlField YamlField::at(size_t index) const {

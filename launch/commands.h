@@ -9,5 +9,7 @@ namespace placeto {
 
 void register_sim_command(CLI::App& app);
 void register_ckpt_info_command(CLI::App& app);
+void register_place_command(CLI::App& app);    // cmd_place.cc
+void register_compare_command(CLI::App& app);  // cmd_compare.cc
 
 }  // namespace placeto

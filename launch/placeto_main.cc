@@ -18,6 +18,8 @@ int main(int argc, char** argv) {
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error");
   placeto::register_sim_command(app);
   placeto::register_ckpt_info_command(app);
+  placeto::register_place_command(app);
+  placeto::register_compare_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
