@@ -29,6 +29,13 @@ std::unique_ptr<Communicator> make(const std::string& backend, bool deterministi
   return make_communicator(options, *g_mpi);
 }
 
+// PLACETO_REQUIRE_GPU=1 (set by launch/check_nccl.sh on GPU machines) turns the NCCL
+// tests' "no GPU" skips into failures, so a broken driver cannot pass as a skip.
+bool gpu_required() {
+  const char* require = std::getenv("PLACETO_REQUIRE_GPU");
+  return require != nullptr && std::string(require) == "1";
+}
+
 class MpiConformance : public ::testing::TestWithParam<size_t> {};
 
 TEST_P(MpiConformance, FixedOrder) {
@@ -51,7 +58,10 @@ TEST_P(MpiConformance, Nccl) {
                                  g_mpi->local_rank());
   }
   const BackendChoice choice = choose_backend("auto", gpus);
-  if (choice.backend != "nccl") GTEST_SKIP() << "NCCL not usable: " << choice.reason;
+  if (choice.backend != "nccl") {
+    if (gpu_required()) FAIL() << "PLACETO_REQUIRE_GPU=1 but NCCL not usable: " << choice.reason;
+    GTEST_SKIP() << "NCCL not usable: " << choice.reason;
+  }
   std::unique_ptr<Communicator> comm = make("nccl");
   EXPECT_EQ(comm->backend_name(), "nccl");
   conformance::all_cases()[GetParam()].run(*comm, conformance::Expectations{false});
@@ -132,15 +142,11 @@ TEST(MakeCommunicator, AutoWithTheRealProbeGivesAWorkingBackend) {
 }
 
 // The acceptance check on a GPU machine: 1-rank NCCL equals MPI bit for bit.
-// PLACETO_REQUIRE_GPU=1 (set by launch/check_nccl.sh) turns the skip into a failure.
 TEST(NcclVsMpi, OneRankResultsAreBitEqual) {
   if (g_mpi->world_size() != 1) GTEST_SKIP() << "runs with one rank (mpirun -np 1)";
   const GpuIdentity gpu = CudaDeviceProbe(g_mpi->host_name()).probe(g_mpi->local_rank());
   if (gpu.id.empty()) {
-    const char* require = std::getenv("PLACETO_REQUIRE_GPU");
-    if (require != nullptr && std::string(require) == "1") {
-      FAIL() << "PLACETO_REQUIRE_GPU=1 but no GPU: " << gpu.why_none;
-    }
+    if (gpu_required()) FAIL() << "PLACETO_REQUIRE_GPU=1 but no GPU: " << gpu.why_none;
     GTEST_SKIP() << "no GPU: " << gpu.why_none;
   }
   std::unique_ptr<Communicator> nccl = make("nccl");

@@ -73,7 +73,7 @@ void run(placeto::Communicator& comm, const BenchOptions& options) {
     const std::vector<double> all = comm.gather_doubles(&mine, 1, 0);
     if (comm.rank() == 0) {
       const double latency = *std::max_element(all.begin(), all.end());
-      std::printf("| %d | %s | %s | %zu | %d | %.1f | %.3f |\n", comm.size(),
+      std::printf("| %d | %s | %s | %zu | %d | %.2f | %.3f |\n", comm.size(),
                   comm.backend_name().c_str(), options.comm.deterministic ? "fixed" : "mpi-native",
                   n, iterations, latency * 1e6,
                   static_cast<double>(n * sizeof(float)) / latency / 1e9);
