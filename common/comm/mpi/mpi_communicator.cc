@@ -98,12 +98,28 @@ void MpiCommunicator::all_reduce_fixed_order(T* data, size_t n, MPI_Datatype typ
 }
 
 template <typename T>
+void MpiCommunicator::all_reduce_by_all_gather(T* data, size_t n, MPI_Datatype type) {
+  scratch_.resize(n * static_cast<size_t>(size_) * sizeof(T));
+  T* all = reinterpret_cast<T*>(scratch_.data());
+  MPI_Request request = MPI_REQUEST_NULL;
+  mpi_check(MPI_Iallgather(data, to_count(n, "all_reduce"), type, all, to_count(n, "all_reduce"),
+                           type, comm_, &request),
+            "MPI_Iallgather");
+  wait(&request, "MPI_Iallgather");
+  std::vector<const T*> inputs(size_);
+  for (int r = 0; r < size_; ++r) inputs[r] = all + n * static_cast<size_t>(r);
+  comm_internal::sum_in_rank_order(inputs.data(), size_, n, data);
+}
+
+template <typename T>
 void MpiCommunicator::all_reduce_impl(T* data, size_t n, ReduceOp op, MPI_Datatype type) {
   if (n == 0 || size_ == 1) {
     comm_internal::divide_by_ranks(data, n, size_);
     return;
   }
-  if (options_.deterministic) {
+  if (options_.deterministic && n * sizeof(T) * static_cast<size_t>(size_) <= kSmallReduceBytes) {
+    all_reduce_by_all_gather(data, n, type);
+  } else if (options_.deterministic) {
     all_reduce_fixed_order(data, n, type);
   } else {
     MPI_Request request = MPI_REQUEST_NULL;

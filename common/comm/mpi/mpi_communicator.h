@@ -16,7 +16,11 @@
 // past the deadline the job is aborted with MPI_Abort (a pending collective cannot be
 // cancelled, so throwing would leave MPI writing into freed buffers).
 //
-// Threading: one thread at a time, and it must be the thread that created the MpiRuntime.
+// Small buffers (P * n * sizeof(T) <= kSmallReduceBytes) take one MPI_Allgather of the
+// whole buffer instead, each rank adding all P copies in the same rank order: one
+// collective instead of two where latency dominates, and the same bits as the large path.
+//
+// Threading: one thread at a time (MPI_THREAD_SERIALIZED).
 #pragma once
 
 #include <mpi.h>
@@ -31,6 +35,10 @@ class MpiRuntime;
 
 class MpiCommunicator : public Communicator {
  public:
+  // Up to this many bytes received per rank (P * n * sizeof(T)) the deterministic
+  // all-reduce all-gathers.
+  static constexpr size_t kSmallReduceBytes = 64 * 1024;
+
   MpiCommunicator(MpiRuntime& runtime, const CommOptions& options);
   ~MpiCommunicator() override;
 
@@ -51,6 +59,8 @@ class MpiCommunicator : public Communicator {
   void all_reduce_impl(T* data, size_t n, ReduceOp op, MPI_Datatype type);
   template <typename T>
   void all_reduce_fixed_order(T* data, size_t n, MPI_Datatype type);
+  template <typename T>
+  void all_reduce_by_all_gather(T* data, size_t n, MPI_Datatype type);
   // Completes `request`, honouring the timeout; `what` names the collective for messages.
   void wait(MPI_Request* request, const char* what);
 

@@ -40,13 +40,13 @@ MpiRuntime::MpiRuntime(int* argc, char*** argv) {
   }
   int provided = 0;
   // MPI_Init_thread's own failure cannot go through an error handler yet: check the code.
-  mpi_check(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+  mpi_check(MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided), "MPI_Init_thread");
   // From here on failures are returned to us instead of aborting the job.
   mpi_check(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
-  if (provided < MPI_THREAD_FUNNELED) {
+  if (provided < MPI_THREAD_SERIALIZED) {
     MPI_Finalize();
     throw SystemError("MPI provides thread level " + std::to_string(provided) +
-                      ", below the MPI_THREAD_FUNNELED this program needs");
+                      ", below the MPI_THREAD_SERIALIZED this program needs");
   }
   mpi_check(MPI_Comm_rank(MPI_COMM_WORLD, &world_rank_), "MPI_Comm_rank");
   mpi_check(MPI_Comm_size(MPI_COMM_WORLD, &world_size_), "MPI_Comm_size");

@@ -3,7 +3,8 @@
 // Communicator made from it before it.  A process started without mpirun still works: MPI
 // initializes as a singleton of world size 1 (a plain `./placeto_actor` run).
 //
-// Only MPI_THREAD_FUNNELED is required: one thread per process makes MPI calls.
+// MPI_THREAD_SERIALIZED is required: any one thread at a time may make MPI calls (the
+// learner may run its all-reduce on a worker thread).
 //
 // This header does not include <mpi.h>; executables outside common/comm/ use it freely.
 //
