@@ -22,10 +22,12 @@ namespace {
 
 MpiRuntime* g_mpi = nullptr;
 
-std::unique_ptr<Communicator> make(const std::string& backend, bool deterministic = true) {
+std::unique_ptr<Communicator> make(const std::string& backend, bool deterministic = true,
+                                   double timeout_s = 0) {
   CommOptions options;
   options.backend = backend;
   options.deterministic = deterministic;
+  options.timeout_s = timeout_s;
   return make_communicator(options, *g_mpi);
 }
 
@@ -41,6 +43,12 @@ class MpiConformance : public ::testing::TestWithParam<size_t> {};
 TEST_P(MpiConformance, FixedOrder) {
   std::unique_ptr<Communicator> comm = make("mpi");
   EXPECT_EQ(comm->backend_name(), "mpi");
+  conformance::all_cases()[GetParam()].run(*comm, conformance::Expectations{true});
+}
+
+// With a timeout every collective takes the non-blocking, polled path.
+TEST_P(MpiConformance, FixedOrderWithTimeout) {
+  std::unique_ptr<Communicator> comm = make("mpi", /*deterministic=*/true, /*timeout_s=*/120);
   conformance::all_cases()[GetParam()].run(*comm, conformance::Expectations{true});
 }
 

@@ -44,10 +44,6 @@ MpiCommunicator::~MpiCommunicator() {
 }
 
 void MpiCommunicator::wait(MPI_Request* request, const char* what) {
-  if (options_.timeout_s <= 0) {
-    mpi_check(MPI_Wait(request, MPI_STATUS_IGNORE), what);
-    return;
-  }
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::duration<double>(options_.timeout_s);
   auto pause = std::chrono::microseconds(1);
@@ -81,31 +77,24 @@ void MpiCommunicator::all_reduce_fixed_order(T* data, size_t n, MPI_Datatype typ
     recv_counts[r] = to_count(mine, "all_reduce");
     recv_displs[r] = to_count(mine * static_cast<size_t>(r), "all_reduce");
   }
-  MPI_Request request = MPI_REQUEST_NULL;
-  mpi_check(MPI_Ialltoallv(data, send_counts.data(), send_displs.data(), type, received,
-                           recv_counts.data(), recv_displs.data(), type, comm_, &request),
-            "MPI_Ialltoallv");
-  wait(&request, "MPI_Ialltoallv");
+  collective("MPI_Alltoallv", MPI_Alltoallv, MPI_Ialltoallv, data, send_counts.data(),
+             send_displs.data(), type, received, recv_counts.data(), recv_displs.data(), type,
+             comm_);
 
   std::vector<const T*> inputs(size_);
   for (int r = 0; r < size_; ++r) inputs[r] = received + mine * static_cast<size_t>(r);
   comm_internal::sum_in_rank_order(inputs.data(), size_, mine, data + part_begin(n, size_, rank_));
 
-  mpi_check(MPI_Iallgatherv(MPI_IN_PLACE, 0, type, data, send_counts.data(), send_displs.data(),
-                            type, comm_, &request),
-            "MPI_Iallgatherv");
-  wait(&request, "MPI_Iallgatherv");
+  collective("MPI_Allgatherv", MPI_Allgatherv, MPI_Iallgatherv, MPI_IN_PLACE, 0, type, data,
+             send_counts.data(), send_displs.data(), type, comm_);
 }
 
 template <typename T>
 void MpiCommunicator::all_reduce_by_all_gather(T* data, size_t n, MPI_Datatype type) {
   scratch_.resize(n * static_cast<size_t>(size_) * sizeof(T));
   T* all = reinterpret_cast<T*>(scratch_.data());
-  MPI_Request request = MPI_REQUEST_NULL;
-  mpi_check(MPI_Iallgather(data, to_count(n, "all_reduce"), type, all, to_count(n, "all_reduce"),
-                           type, comm_, &request),
-            "MPI_Iallgather");
-  wait(&request, "MPI_Iallgather");
+  collective("MPI_Allgather", MPI_Allgather, MPI_Iallgather, data, to_count(n, "all_reduce"), type,
+             all, to_count(n, "all_reduce"), type, comm_);
   std::vector<const T*> inputs(size_);
   for (int r = 0; r < size_; ++r) inputs[r] = all + n * static_cast<size_t>(r);
   comm_internal::sum_in_rank_order(inputs.data(), size_, n, data);
@@ -122,11 +111,8 @@ void MpiCommunicator::all_reduce_impl(T* data, size_t n, ReduceOp op, MPI_Dataty
   } else if (options_.deterministic) {
     all_reduce_fixed_order(data, n, type);
   } else {
-    MPI_Request request = MPI_REQUEST_NULL;
-    mpi_check(MPI_Iallreduce(MPI_IN_PLACE, data, to_count(n, "all_reduce"), type, MPI_SUM, comm_,
-                             &request),
-              "MPI_Iallreduce");
-    wait(&request, "MPI_Iallreduce");
+    collective("MPI_Allreduce", MPI_Allreduce, MPI_Iallreduce, MPI_IN_PLACE, data,
+               to_count(n, "all_reduce"), type, MPI_SUM, comm_);
   }
   if (op == ReduceOp::kMean) comm_internal::divide_by_ranks(data, n, size_);
 }
@@ -145,45 +131,31 @@ void MpiCommunicator::broadcast(void* data, size_t bytes, int root) {
   constexpr size_t kSlice = size_t{1} << 30;
   for (size_t offset = 0; offset < bytes; offset += kSlice) {
     const size_t length = std::min(kSlice, bytes - offset);
-    MPI_Request request = MPI_REQUEST_NULL;
-    mpi_check(MPI_Ibcast(static_cast<unsigned char*>(data) + offset, static_cast<int>(length),
-                         MPI_BYTE, root, comm_, &request),
-              "MPI_Ibcast");
-    wait(&request, "MPI_Ibcast");
+    collective("MPI_Bcast", MPI_Bcast, MPI_Ibcast, static_cast<unsigned char*>(data) + offset,
+               static_cast<int>(length), MPI_BYTE, root, comm_);
   }
 }
 
-void MpiCommunicator::barrier() {
-  MPI_Request request = MPI_REQUEST_NULL;
-  mpi_check(MPI_Ibarrier(comm_, &request), "MPI_Ibarrier");
-  wait(&request, "MPI_Ibarrier");
-}
+void MpiCommunicator::barrier() { collective("MPI_Barrier", MPI_Barrier, MPI_Ibarrier, comm_); }
 
 std::vector<double> MpiCommunicator::gather_doubles(const double* local, size_t n, int root) {
   PLACETO_CHECK(root >= 0 && root < size_);
   std::vector<double> out(rank_ == root ? n * static_cast<size_t>(size_) : 0);
-  MPI_Request request = MPI_REQUEST_NULL;
-  mpi_check(MPI_Igather(local, to_count(n, "gather_doubles"), MPI_DOUBLE, out.data(),
-                        to_count(n, "gather_doubles"), MPI_DOUBLE, root, comm_, &request),
-            "MPI_Igather");
-  wait(&request, "MPI_Igather");
+  collective("MPI_Gather", MPI_Gather, MPI_Igather, local, to_count(n, "gather_doubles"),
+             MPI_DOUBLE, out.data(), to_count(n, "gather_doubles"), MPI_DOUBLE, root, comm_);
   return out;
 }
 
 void MpiCommunicator::all_gather_bytes(const void* local, size_t bytes, void* out) {
-  MPI_Request request = MPI_REQUEST_NULL;
-  mpi_check(MPI_Iallgather(local, to_count(bytes, "all_gather_bytes"), MPI_BYTE, out,
-                           to_count(bytes, "all_gather_bytes"), MPI_BYTE, comm_, &request),
-            "MPI_Iallgather");
-  wait(&request, "MPI_Iallgather");
+  collective("MPI_Allgather", MPI_Allgather, MPI_Iallgather, local,
+             to_count(bytes, "all_gather_bytes"), MPI_BYTE, out,
+             to_count(bytes, "all_gather_bytes"), MPI_BYTE, comm_);
 }
 
 int64_t MpiCommunicator::all_reduce_max(int64_t value) {
   int64_t result = value;
-  MPI_Request request = MPI_REQUEST_NULL;
-  mpi_check(MPI_Iallreduce(&value, &result, 1, MPI_INT64_T, MPI_MAX, comm_, &request),
-            "MPI_Iallreduce(max)");
-  wait(&request, "MPI_Iallreduce(max)");
+  collective("MPI_Allreduce(max)", MPI_Allreduce, MPI_Iallreduce, &value, &result, 1, MPI_INT64_T,
+             MPI_MAX, comm_);
   return result;
 }
 

@@ -13,6 +13,7 @@
 // algorithms whose rounding differs).
 //
 // Timeouts (CommOptions::timeout_s > 0): collectives are started non-blocking and polled;
+// without one they are the plain blocking calls;
 // past the deadline the job is aborted with MPI_Abort (a pending collective cannot be
 // cancelled, so throwing would leave MPI writing into freed buffers).
 //
@@ -28,6 +29,7 @@
 #include <vector>
 
 #include "common/comm/comm.h"
+#include "common/comm/mpi/mpi_check.h"
 
 namespace placeto {
 
@@ -61,7 +63,19 @@ class MpiCommunicator : public Communicator {
   void all_reduce_fixed_order(T* data, size_t n, MPI_Datatype type);
   template <typename T>
   void all_reduce_by_all_gather(T* data, size_t n, MPI_Datatype type);
-  // Completes `request`, honouring the timeout; `what` names the collective for messages.
+  // Runs one collective: the blocking call when there is no timeout (Open MPI's blocking
+  // algorithms are its tuned ones), else the non-blocking twin, polled until the deadline.
+  template <typename Blocking, typename Start, typename... Args>
+  void collective(const char* what, Blocking blocking, Start start, Args... args) {
+    if (options_.timeout_s <= 0) {
+      comm_internal::mpi_check(blocking(args...), what);
+      return;
+    }
+    MPI_Request request = MPI_REQUEST_NULL;
+    comm_internal::mpi_check(start(args..., &request), what);
+    wait(&request, what);
+  }
+  // Completes `request` or aborts the job past the timeout; `what` names the collective.
   void wait(MPI_Request* request, const char* what);
 
   MpiRuntime& runtime_;
