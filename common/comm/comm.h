@@ -77,6 +77,7 @@ class Communicator {
   [[noreturn]] virtual void abort(int code, const std::string& why) = 0;
 
   // Every rank's string, in rank order (built on all_reduce_max + all_gather_bytes).
+  // REQUIRES: no NUL characters in `local`.
   std::vector<std::string> all_gather_strings(const std::string& local);
 };
 

@@ -41,29 +41,34 @@ MpiRuntime::MpiRuntime(int* argc, char*** argv) {
   int provided = 0;
   // MPI_Init_thread's own failure cannot go through an error handler yet: check the code.
   mpi_check(MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided), "MPI_Init_thread");
-  // From here on failures are returned to us instead of aborting the job.
-  mpi_check(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
-  if (provided < MPI_THREAD_SERIALIZED) {
+  try {
+    // From here on failures are returned to us instead of aborting the job.
+    mpi_check(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN),
+              "MPI_Comm_set_errhandler");
+    if (provided < MPI_THREAD_SERIALIZED) {
+      throw SystemError("MPI provides thread level " + std::to_string(provided) +
+                        ", below the MPI_THREAD_SERIALIZED this program needs");
+    }
+    mpi_check(MPI_Comm_rank(MPI_COMM_WORLD, &world_rank_), "MPI_Comm_rank");
+    mpi_check(MPI_Comm_size(MPI_COMM_WORLD, &world_size_), "MPI_Comm_size");
+
+    MPI_Comm node = MPI_COMM_NULL;
+    mpi_check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world_rank_, MPI_INFO_NULL,
+                                  &node),
+              "MPI_Comm_split_type");
+    mpi_check(MPI_Comm_rank(node, &local_rank_), "MPI_Comm_rank(node)");
+    mpi_check(MPI_Comm_size(node, &local_size_), "MPI_Comm_size(node)");
+    mpi_check(MPI_Comm_free(&node), "MPI_Comm_free(node)");
+
+    char name[MPI_MAX_PROCESSOR_NAME] = {0};
+    int length = 0;
+    mpi_check(MPI_Get_processor_name(name, &length), "MPI_Get_processor_name");
+    host_name_.assign(name, static_cast<size_t>(length));
+  } catch (...) {
+    // The destructor will not run for a half-built runtime: finalize here.
     MPI_Finalize();
-    throw SystemError("MPI provides thread level " + std::to_string(provided) +
-                      ", below the MPI_THREAD_SERIALIZED this program needs");
+    throw;
   }
-  mpi_check(MPI_Comm_rank(MPI_COMM_WORLD, &world_rank_), "MPI_Comm_rank");
-  mpi_check(MPI_Comm_size(MPI_COMM_WORLD, &world_size_), "MPI_Comm_size");
-
-  MPI_Comm node = MPI_COMM_NULL;
-  mpi_check(
-      MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world_rank_, MPI_INFO_NULL, &node),
-      "MPI_Comm_split_type");
-  mpi_check(MPI_Comm_rank(node, &local_rank_), "MPI_Comm_rank(node)");
-  mpi_check(MPI_Comm_size(node, &local_size_), "MPI_Comm_size(node)");
-  mpi_check(MPI_Comm_free(&node), "MPI_Comm_free(node)");
-
-  char name[MPI_MAX_PROCESSOR_NAME] = {0};
-  int length = 0;
-  mpi_check(MPI_Get_processor_name(name, &length), "MPI_Get_processor_name");
-  host_name_.assign(name, static_cast<size_t>(length));
-
   launched_by_launcher_ =
       env_set("OMPI_COMM_WORLD_SIZE") || env_set("PMIX_RANK") || env_set("PMI_RANK");
 }
