@@ -29,17 +29,20 @@ std::string why_not_nccl(const std::vector<GpuIdentity>& gpus) {
 
 }  // namespace
 
+std::string backend_name_problem(const std::string& name) {
+  for (const char* known : kBackends) {
+    if (name == known) return "";
+  }
+  const std::string suggestion = did_you_mean(name, {"auto", "mpi", "nccl"});
+  return "unknown backend '" + name + "'" +
+         (suggestion.empty() ? "" : " (did you mean '" + suggestion + "'?)") +
+         "; choose auto, mpi or nccl";
+}
+
 BackendChoice choose_backend(const std::string& requested, const std::vector<GpuIdentity>& gpus) {
   PLACETO_CHECK(!gpus.empty());
-  bool known = false;
-  for (const char* name : kBackends) known = known || requested == name;
-  if (!known) {
-    const std::string suggestion = did_you_mean(requested, {"auto", "mpi", "nccl"});
-    throw_input_error("", "comm",
-                      "unknown backend '" + requested + "'" +
-                          (suggestion.empty() ? "" : " (did you mean '" + suggestion + "'?)") +
-                          "; choose auto, mpi or nccl");
-  }
+  const std::string problem = backend_name_problem(requested);
+  if (!problem.empty()) throw_input_error("", "comm", problem);
   if (requested == "mpi") return {"mpi", "requested"};
   const std::string blocker = why_not_nccl(gpus);
   if (requested == "nccl") {

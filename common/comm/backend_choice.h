@@ -39,6 +39,10 @@ struct BackendChoice {
   std::string reason;   // one line for the log: why this backend
 };
 
+// "" when `name` is a backend CommOptions::backend accepts, else why not (with "did you
+// mean").
+std::string backend_name_problem(const std::string& name);
+
 // REQUIRES: gpus has one entry per rank, in rank order.
 // Throws InputError (field "comm") for an unknown backend name, and for "nccl" when some
 // rank has no GPU or two ranks share one, naming the rank and the reason.

@@ -2,17 +2,15 @@
 
 #include <cmath>
 
+#include "common/comm/backend_choice.h"
 #include "common/error.h"
 
 namespace placeto {
 namespace {
 
 void check_backend(const YamlField& field, const std::string& name) {
-  if (name == "auto" || name == "mpi" || name == "nccl") return;
-  const std::string suggestion = did_you_mean(name, {"auto", "mpi", "nccl"});
-  field.fail("unknown backend '" + name + "'" +
-             (suggestion.empty() ? "" : " (did you mean '" + suggestion + "'?)") +
-             "; choose auto, mpi or nccl");
+  const std::string problem = backend_name_problem(name);
+  if (!problem.empty()) field.fail(problem);
 }
 
 }  // namespace

@@ -102,10 +102,8 @@ void MpiCommunicator::all_reduce_by_all_gather(T* data, size_t n, MPI_Datatype t
 
 template <typename T>
 void MpiCommunicator::all_reduce_impl(T* data, size_t n, ReduceOp op, MPI_Datatype type) {
-  if (n == 0 || size_ == 1) {
-    comm_internal::divide_by_ranks(data, n, size_);
-    return;
-  }
+  // One rank: the sum and the mean are the data itself.
+  if (n == 0 || size_ == 1) return;
   if (options_.deterministic && n * sizeof(T) * static_cast<size_t>(size_) <= kSmallReduceBytes) {
     all_reduce_by_all_gather(data, n, type);
   } else if (options_.deterministic) {
