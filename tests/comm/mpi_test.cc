@@ -179,6 +179,66 @@ TEST(NcclVsMpi, OneRankResultsAreBitEqual) {
   EXPECT_EQ(bytes[4095], 7);
 }
 
+// With the fake libcudart/libnccl (CTest comm_fake_gpu, PLACETO_FAKE_GPU=1): the probe and
+// the NCCL backend's error paths, which a real GPU cannot be made to produce on demand.
+class FakeGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* fake = std::getenv("PLACETO_FAKE_GPU");
+    if (fake == nullptr || std::string(fake) != "1") GTEST_SKIP() << "needs the fake GPU library";
+  }
+  // Environment variables the fake reads on every call.
+  void TearDown() override {
+    unsetenv("FAKE_NCCL_FAIL");
+    unsetenv("FAKE_CUDA_DEVICE_COUNT");
+  }
+};
+
+TEST_F(FakeGpu, ProbeNamesHostAndBusId) {
+  const GpuIdentity gpu = CudaDeviceProbe("node7").probe(0);
+  EXPECT_EQ(gpu.id, "node7/0000:10:00.0");
+  EXPECT_EQ(gpu.device, 0);
+}
+
+TEST_F(FakeGpu, FailedNcclCallNamesTheCall) {
+  std::unique_ptr<Communicator> comm = make("nccl");
+  setenv("FAKE_NCCL_FAIL", "1", 1);
+  float x = 1;
+  try {
+    comm->all_reduce(&x, 1, ReduceOp::kSum);
+    FAIL() << "no error";
+  } catch (const SystemError& e) {
+    EXPECT_STREQ(e.what(), "NCCL ncclAllReduce failed: fake: system error (error 2)");
+  }
+}
+
+TEST_F(FakeGpu, NoDeviceMeansMpiForAutoAndAnErrorForNccl) {
+  setenv("FAKE_CUDA_DEVICE_COUNT", "0", 1);
+  const GpuIdentity gpu = CudaDeviceProbe("node7").probe(0);
+  EXPECT_EQ(gpu.id, "");
+  EXPECT_EQ(gpu.why_none,
+            "cudaGetDeviceCount: fake: no CUDA-capable device is detected (error 100)");
+  EXPECT_EQ(make("auto")->backend_name(), "mpi");
+  EXPECT_THROW(make("nccl"), InputError);
+}
+
+// The real probe's distinct-GPU rule: with one (fake) device per host, two ranks on the
+// host both get device 0, so auto must stay on MPI and nccl must refuse.
+TEST_F(FakeGpu, TwoRanksOnOneGpuStayOnMpi) {
+  if (g_mpi->world_size() < 2) GTEST_SKIP() << "needs mpirun -np 2 or more";
+  setenv("FAKE_CUDA_DEVICE_COUNT", "1", 1);
+  EXPECT_EQ(make("auto")->backend_name(), "mpi");
+  try {
+    make("nccl");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("ranks 0 and 1 share GPU " + g_mpi->host_name() +
+                                         "/0000:10:00.0"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 // Non-zero ranks print only failed assertions, prefixed with their rank.
 class FailurePrinter : public ::testing::EmptyTestEventListener {
  public:

@@ -27,6 +27,7 @@ constexpr int kCudaMemcpyDeviceToHost = 2;
 
 struct CudaApi {
   DynamicLibrary library{cuda_library_candidates(
+      "PLACETO_CUDART_LIBRARY",
       {"libcudart.so", "libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"})};
   CudaError (*GetDeviceCount)(int*) = nullptr;
   CudaError (*SetDevice)(int) = nullptr;
@@ -60,7 +61,8 @@ constexpr int kNcclFloat64 = 8;
 constexpr int kNcclSum = 0;  // ncclRedOp_t
 
 struct NcclApi {
-  DynamicLibrary library{cuda_library_candidates({"libnccl.so.2", "libnccl.so"})};
+  DynamicLibrary library{
+      cuda_library_candidates("PLACETO_NCCL_LIBRARY", {"libnccl.so.2", "libnccl.so"})};
   NcclResult (*GetUniqueId)(NcclUniqueId*) = nullptr;
   NcclResult (*CommInitRank)(NcclComm*, int, NcclUniqueId, int) = nullptr;
   NcclResult (*AllReduce)(const void*, void*, size_t, int, int, NcclComm, CudaStream) = nullptr;

@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
+
 #include "common/error.h"
 
 namespace placeto {
@@ -37,7 +39,10 @@ void* DynamicLibrary::symbol(const char* name) const {
   return address;
 }
 
-std::vector<std::string> cuda_library_candidates(const std::vector<std::string>& sonames) {
+std::vector<std::string> cuda_library_candidates(const char* override_env,
+                                                 const std::vector<std::string>& sonames) {
+  const char* forced = std::getenv(override_env);
+  if (forced != nullptr && *forced != '\0') return {forced};
   static const char* const kDirectories[] = {
       "/usr/local/cuda/lib64", "/usr/local/cuda/targets/x86_64-linux/lib", "/usr/local/cuda/lib"};
   std::vector<std::string> out(sonames);

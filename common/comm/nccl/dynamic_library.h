@@ -38,9 +38,11 @@ class DynamicLibrary {
   std::string error_;
 };
 
-// Candidate locations of a CUDA-toolkit library: the default search path first, then the
-// usual toolkit directories.
-std::vector<std::string> cuda_library_candidates(const std::vector<std::string>& sonames);
+// Candidate locations of a CUDA-toolkit library: the path in environment variable
+// `override_env` alone when it is set (a site's own build; the tests' fake library), else
+// the default search path, then the usual toolkit directories.
+std::vector<std::string> cuda_library_candidates(const char* override_env,
+                                                 const std::vector<std::string>& sonames);
 
 }  // namespace comm_internal
 }  // namespace placeto
