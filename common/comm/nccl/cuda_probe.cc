@@ -5,9 +5,11 @@
 namespace placeto {
 
 GpuIdentity CudaDeviceProbe::probe(int local_rank) const {
-  using namespace comm_internal;
+  using comm_internal::CudaApi;
+  using comm_internal::CudaError;
+  using comm_internal::kCudaSuccess;
   GpuIdentity out;
-  const CudaApi* cuda = cuda_api(&out.why_none);
+  const CudaApi* cuda = comm_internal::cuda_api(&out.why_none);
   if (cuda == nullptr) return out;
   int count = 0;
   const CudaError rc = cuda->GetDeviceCount(&count);

@@ -8,7 +8,18 @@
 
 namespace placeto {
 
-using namespace comm_internal;
+using comm_internal::cuda_api;
+using comm_internal::divide_by_ranks;
+using comm_internal::kCudaMemcpyDeviceToHost;
+using comm_internal::kCudaMemcpyHostToDevice;
+using comm_internal::kCudaSuccess;
+using comm_internal::kNcclFloat32;
+using comm_internal::kNcclFloat64;
+using comm_internal::kNcclSuccess;
+using comm_internal::kNcclSum;
+using comm_internal::kNcclUint8;
+using comm_internal::nccl_api;
+using comm_internal::NcclUniqueId;
 
 NcclCommunicator::NcclCommunicator(std::unique_ptr<Communicator> bootstrap, int device)
     : bootstrap_(std::move(bootstrap)) {
