@@ -87,8 +87,8 @@ class Importer {
       if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
     if (opset < 0) fail("opset_import", "no opset for the default ONNX domain");
     if (opset < kMinOnnxOpset || opset > kMaxOnnxOpset)
-      fail("opset_import", "unsupported opset " + std::to_string(opset) + " (supported: " +
-                               std::to_string(kMinOnnxOpset) + ".." +
+      fail("opset_import", "unsupported opset " + std::to_string(opset) +
+                               " (supported: " + std::to_string(kMinOnnxOpset) + ".." +
                                std::to_string(kMaxOnnxOpset) + "); re-export with opset 13");
     if (model.graph().node_size() == 0) fail("graph", "the graph has no nodes");
   }
@@ -113,9 +113,10 @@ class Importer {
                                          onnx::ShapeInferenceOptions(false, 0, true));
       return;
     } catch (const std::exception& e) {
-      spdlog::warn("{}: ONNX shape inference with data propagation failed ({}); retrying "
-                   "without",
-                   source_, e.what());
+      spdlog::warn(
+          "{}: ONNX shape inference with data propagation failed ({}); retrying "
+          "without",
+          source_, e.what());
     }
     model = copy;
     try {
@@ -213,8 +214,9 @@ class Importer {
           ++missing[i];
         } else if (!tensors_.count(in)) {
           fail("graph.node[" + std::to_string(i) + "] ('" + g.node(i).name() + "')",
-               "input '" + in + "' is neither produced by a node nor a graph input or "
-               "initializer");
+               "input '" + in +
+                   "' is neither produced by a node nor a graph input or "
+                   "initializer");
         }
       }
     }
@@ -236,7 +238,8 @@ class Importer {
   std::string unique_name(std::string name) {
     if (name.empty()) name = "node";
     std::string candidate = name;
-    for (int k = 2; !names_.insert(candidate).second; ++k) candidate = name + "_" + std::to_string(k);
+    for (int k = 2; !names_.insert(candidate).second; ++k)
+      candidate = name + "_" + std::to_string(k);
     return candidate;
   }
 
@@ -322,8 +325,8 @@ class Importer {
   }
 
   void add_graph_op(const onnx::NodeProto& node, int index, const OpSpec& spec) {
-    std::string name = node.name().empty() ? spec.op_type + "_" + std::to_string(index)
-                                           : node.name();
+    std::string name =
+        node.name().empty() ? spec.op_type + "_" + std::to_string(index) : node.name();
     int v = add_op(unique_name(name), spec.op_type);
     OpCost cost = op_cost(spec);
     const double batch = static_cast<double>(options_.batch);
@@ -332,9 +335,10 @@ class Importer {
     op.bytes = cost.act_bytes * batch + cost.param_bytes;
     op.fallback = cost.fallback;
     if (cost.fallback && summary_.fallback_op_types[spec.op_type]++ == 0)
-      spdlog::warn("{}: no cost rule for op type '{}{}{}' (first: node '{}'); using the "
-                   "fallback (1 FLOP per output element plus its traffic)",
-                   source_, spec.domain, spec.domain.empty() ? "" : ".", spec.op_type, op.name);
+      spdlog::warn(
+          "{}: no cost rule for op type '{}{}{}' (first: node '{}'); using the "
+          "fallback (1 FLOP per output element plus its traffic)",
+          source_, spec.domain, spec.domain.empty() ? "" : ".", spec.op_type, op.name);
     bool unknown = false;
     for (int i = 0; i < node.output_size(); ++i) {
       op.out_bytes.push_back(spec.outputs[i].bytes() * options_.batch);
@@ -367,8 +371,8 @@ class Importer {
 
   ImportResult finish(const onnx::GraphProto& g) {
     if (!summary_.unknown_shape_ops.empty())
-      spdlog::warn("{}: {} ops have outputs of unknown shape (costed as empty), e.g. '{}'",
-                   source_, summary_.unknown_shape_ops.size(), summary_.unknown_shape_ops[0]);
+      spdlog::warn("{}: {} ops have outputs of unknown shape (costed as empty), e.g. '{}'", source_,
+                   summary_.unknown_shape_ops.size(), summary_.unknown_shape_ops[0]);
     ops_.name = g.name();
     if (options_.training) ops_ = add_training_ops(ops_);
     const DeviceProfile& profile = device_profile(options_.profile);

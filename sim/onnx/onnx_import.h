@@ -31,8 +31,8 @@ struct ImportOptions {
   // Activations and FLOPs are scaled by batch / (the exported batch, taken as 1); weights are
   // not.  Symbolic (dynamic) input dimensions are set to 1 before inference.  Default 1.
   int64_t batch = 1;
-  std::string profile = "k80";  // device profile for the roofline cost (sim/cost_model.h)
-  bool training = false;        // add backward and update ops (training.h)
+  std::string profile = "k80";           // device profile for the roofline cost (sim/cost_model.h)
+  bool training = false;                 // add backward and update ops (training.h)
   std::vector<std::string> data_inputs;  // graph inputs that carry data; empty = detect
 };
 
@@ -46,8 +46,8 @@ struct ImportSummary {
   double total_cost_us = 0;
   std::map<std::string, int> fallback_op_types;  // op type -> ONNX nodes costed by fallback
   double fallback_cost_us = 0;
-  double fallback_share = 0;  // fallback_cost_us / total_cost_us
-  int own_inferred_tensors = 0;     // shapes filled by shape_rules.h after ONNX inference
+  double fallback_share = 0;     // fallback_cost_us / total_cost_us
+  int own_inferred_tensors = 0;  // shapes filled by shape_rules.h after ONNX inference
   std::vector<std::string> unknown_shape_ops;  // ops left with an unknown output shape
 };
 

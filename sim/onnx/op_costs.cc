@@ -75,22 +75,70 @@ int64_t product(const std::vector<int64_t>& v, size_t from = 0) {
 // convention for exp/log/tanh on GPUs, where they run in the special-function units).
 const std::unordered_map<std::string, double>& elementwise_factors() {
   static const std::unordered_map<std::string, double> kFactors = {
-      {"Add", 1},        {"Sub", 1},         {"Mul", 1},         {"Div", 1},
-      {"Max", 1},        {"Min", 1},         {"Sum", 1},         {"Mean", 1},
-      {"Relu", 1},       {"LeakyRelu", 2},   {"PRelu", 2},       {"Clip", 2},
-      {"Abs", 1},        {"Neg", 1},         {"Sign", 1},        {"Floor", 1},
-      {"Ceil", 1},       {"Round", 1},       {"Reciprocal", 1},  {"Mod", 1},
-      {"Equal", 1},      {"Less", 1},        {"Greater", 1},     {"LessOrEqual", 1},
-      {"GreaterOrEqual", 1}, {"Not", 1},     {"And", 1},         {"Or", 1},
-      {"Xor", 1},        {"Where", 1},       {"IsNaN", 1},       {"IsInf", 1},
-      {"BitShift", 1},   {"Sqrt", 4},        {"Exp", 4},         {"Log", 4},
-      {"Pow", 4},        {"Tanh", 4},        {"Sigmoid", 4},     {"HardSigmoid", 3},
-      {"Erf", 4},        {"Elu", 4},         {"Selu", 5},        {"Celu", 5},
-      {"Softplus", 4},   {"Softsign", 3},    {"HardSwish", 4},   {"Mish", 12},
-      {"Gelu", 8},       {"Sin", 4},         {"Cos", 4},         {"Tan", 4},
-      {"Asin", 4},       {"Acos", 4},        {"Atan", 4},        {"Sinh", 4},
-      {"Cosh", 4},       {"Asinh", 4},       {"Acosh", 4},       {"Atanh", 4},
-      {"ThresholdedRelu", 1}, {"Shrink", 2}, {"QuantizeLinear", 3}, {"DequantizeLinear", 2},
+      {"Add", 1},
+      {"Sub", 1},
+      {"Mul", 1},
+      {"Div", 1},
+      {"Max", 1},
+      {"Min", 1},
+      {"Sum", 1},
+      {"Mean", 1},
+      {"Relu", 1},
+      {"LeakyRelu", 2},
+      {"PRelu", 2},
+      {"Clip", 2},
+      {"Abs", 1},
+      {"Neg", 1},
+      {"Sign", 1},
+      {"Floor", 1},
+      {"Ceil", 1},
+      {"Round", 1},
+      {"Reciprocal", 1},
+      {"Mod", 1},
+      {"Equal", 1},
+      {"Less", 1},
+      {"Greater", 1},
+      {"LessOrEqual", 1},
+      {"GreaterOrEqual", 1},
+      {"Not", 1},
+      {"And", 1},
+      {"Or", 1},
+      {"Xor", 1},
+      {"Where", 1},
+      {"IsNaN", 1},
+      {"IsInf", 1},
+      {"BitShift", 1},
+      {"Sqrt", 4},
+      {"Exp", 4},
+      {"Log", 4},
+      {"Pow", 4},
+      {"Tanh", 4},
+      {"Sigmoid", 4},
+      {"HardSigmoid", 3},
+      {"Erf", 4},
+      {"Elu", 4},
+      {"Selu", 5},
+      {"Celu", 5},
+      {"Softplus", 4},
+      {"Softsign", 3},
+      {"HardSwish", 4},
+      {"Mish", 12},
+      {"Gelu", 8},
+      {"Sin", 4},
+      {"Cos", 4},
+      {"Tan", 4},
+      {"Asin", 4},
+      {"Acos", 4},
+      {"Atan", 4},
+      {"Sinh", 4},
+      {"Cosh", 4},
+      {"Asinh", 4},
+      {"Acosh", 4},
+      {"Atanh", 4},
+      {"ThresholdedRelu", 1},
+      {"Shrink", 2},
+      {"QuantizeLinear", 3},
+      {"DequantizeLinear", 2},
   };
   return kFactors;
 }
@@ -109,25 +157,46 @@ const std::unordered_map<std::string, CostRule>& rules() {
     for (const char* t : {"Conv", "ConvTranspose", "ConvInteger"}) r[t] = conv_cost;
     r["Gemm"] = gemm_cost;
     for (const char* t : {"MatMul", "MatMulInteger"}) r[t] = matmul_cost;
-    for (const char* t : {"BatchNormalization", "InstanceNormalization", "LayerNormalization",
-                          "GroupNormalization", "LpNormalization",
-                          "MeanVarianceNormalization", "LRN"})
+    for (const char* t :
+         {"BatchNormalization", "InstanceNormalization", "LayerNormalization", "GroupNormalization",
+          "LpNormalization", "MeanVarianceNormalization", "LRN"})
       r[t] = normalization_cost;
-    for (const char* t : {"MaxPool", "AveragePool", "LpPool", "GlobalAveragePool",
-                          "GlobalMaxPool", "GlobalLpPool"})
+    for (const char* t :
+         {"MaxPool", "AveragePool", "LpPool", "GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool"})
       r[t] = pool_cost;
     for (const auto& [t, f] : elementwise_factors()) r[t] = elementwise_cost;
     for (const char* t : {"Softmax", "LogSoftmax", "Hardmax"}) r[t] = softmax_cost;
-    for (const char* t : {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd",
-                          "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum",
-                          "ReduceLogSumExp", "ArgMax", "ArgMin", "CumSum"})
+    for (const char* t :
+         {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
+          "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp", "ArgMax", "ArgMin", "CumSum"})
       r[t] = reduce_cost;
     for (const char* t : {"LSTM", "GRU", "RNN"}) r[t] = recurrent_cost;
-    for (const char* t : {"Concat", "Split", "Slice", "Transpose", "Gather", "GatherElements",
-                          "GatherND", "ScatterND", "ScatterElements", "Pad", "Expand", "Tile",
-                          "Cast", "CastLike", "Resize", "Upsample", "DepthToSpace",
-                          "SpaceToDepth", "OneHot", "Range", "ConstantOfShape", "Trilu",
-                          "Compress", "NonZero", "ReverseSequence", "TopK"})
+    for (const char* t : {"Concat",
+                          "Split",
+                          "Slice",
+                          "Transpose",
+                          "Gather",
+                          "GatherElements",
+                          "GatherND",
+                          "ScatterND",
+                          "ScatterElements",
+                          "Pad",
+                          "Expand",
+                          "Tile",
+                          "Cast",
+                          "CastLike",
+                          "Resize",
+                          "Upsample",
+                          "DepthToSpace",
+                          "SpaceToDepth",
+                          "OneHot",
+                          "Range",
+                          "ConstantOfShape",
+                          "Trilu",
+                          "Compress",
+                          "NonZero",
+                          "ReverseSequence",
+                          "TopK"})
       r[t] = data_movement_cost;
     for (const std::string& t : view_ops()) r[t] = view_cost;
     return r;
@@ -161,7 +230,8 @@ OpCost conv_cost(const OpSpec& op) {
     macs_per_elem = product(w.shape, 1);
   } else {
     int64_t channels = op.op_type == "ConvTranspose" ? y.dim(1) : x.dim(1);
-    macs_per_elem = channels / std::max<int64_t>(group, 1) * product(op.attrs.get_ints("kernel_shape"));
+    macs_per_elem =
+        channels / std::max<int64_t>(group, 1) * product(op.attrs.get_ints("kernel_shape"));
   }
   // A transposed convolution scatters every input element over its kernel window.
   double elems = static_cast<double>(op.op_type == "ConvTranspose" ? x.elements() : y.elements());

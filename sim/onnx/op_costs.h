@@ -24,11 +24,11 @@ namespace placeto {
 
 // One input or output tensor of an op.
 struct TensorInfo {
-  bool present = true;        // false for a skipped optional input ("" in ONNX)
-  bool known = false;         // shape fully known (every dim >= 0)
+  bool present = true;  // false for a skipped optional input ("" in ONNX)
+  bool known = false;   // shape fully known (every dim >= 0)
   std::vector<int64_t> shape;
   int64_t elem_bytes = 4;
-  bool is_param = false;      // a weight/bias (initializer or parameter graph input)
+  bool is_param = false;  // a weight/bias (initializer or parameter graph input)
 
   int64_t elements() const;  // product of dims (1 for a scalar; 0 when not known)
   int64_t bytes() const { return elements() * elem_bytes; }

@@ -8,22 +8,65 @@ namespace {
 
 bool is_broadcast_op(const std::string& t) {
   static const std::unordered_set<std::string> kOps = {
-      "Add",  "Sub", "Mul",  "Div",   "Pow",   "Max",         "Min",     "Sum",
-      "Mean", "Mod", "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual",
-      "And",  "Or",  "Xor",  "Where", "PRelu", "BitShift"};
+      "Add",     "Sub",  "Mul",     "Div",         "Pow",
+      "Max",     "Min",  "Sum",     "Mean",        "Mod",
+      "Equal",   "Less", "Greater", "LessOrEqual", "GreaterOrEqual",
+      "And",     "Or",   "Xor",     "Where",       "PRelu",
+      "BitShift"};
   return kOps.count(t) > 0;
 }
 
 // Ops whose first output has the shape of their first input.
 bool is_same_shape_op(const std::string& t) {
-  static const std::unordered_set<std::string> kOps = {
-      "Relu", "LeakyRelu", "Elu", "Selu", "Celu", "Sigmoid", "HardSigmoid", "HardSwish",
-      "Tanh", "Exp", "Log", "Sqrt", "Reciprocal", "Neg", "Abs", "Erf", "Sign", "Floor",
-      "Ceil", "Round", "Not", "Clip", "Softplus", "Softsign", "Mish", "Gelu", "Sin", "Cos",
-      "Softmax", "LogSoftmax", "Hardmax", "Cast", "CastLike", "Identity", "Dropout",
-      "BatchNormalization", "InstanceNormalization", "LayerNormalization",
-      "GroupNormalization", "LpNormalization", "LRN", "IsNaN", "IsInf", "CumSum",
-      "ThresholdedRelu", "Shrink", "Trilu", "QuantizeLinear", "DequantizeLinear"};
+  static const std::unordered_set<std::string> kOps = {"Relu",
+                                                       "LeakyRelu",
+                                                       "Elu",
+                                                       "Selu",
+                                                       "Celu",
+                                                       "Sigmoid",
+                                                       "HardSigmoid",
+                                                       "HardSwish",
+                                                       "Tanh",
+                                                       "Exp",
+                                                       "Log",
+                                                       "Sqrt",
+                                                       "Reciprocal",
+                                                       "Neg",
+                                                       "Abs",
+                                                       "Erf",
+                                                       "Sign",
+                                                       "Floor",
+                                                       "Ceil",
+                                                       "Round",
+                                                       "Not",
+                                                       "Clip",
+                                                       "Softplus",
+                                                       "Softsign",
+                                                       "Mish",
+                                                       "Gelu",
+                                                       "Sin",
+                                                       "Cos",
+                                                       "Softmax",
+                                                       "LogSoftmax",
+                                                       "Hardmax",
+                                                       "Cast",
+                                                       "CastLike",
+                                                       "Identity",
+                                                       "Dropout",
+                                                       "BatchNormalization",
+                                                       "InstanceNormalization",
+                                                       "LayerNormalization",
+                                                       "GroupNormalization",
+                                                       "LpNormalization",
+                                                       "LRN",
+                                                       "IsNaN",
+                                                       "IsInf",
+                                                       "CumSum",
+                                                       "ThresholdedRelu",
+                                                       "Shrink",
+                                                       "Trilu",
+                                                       "QuantizeLinear",
+                                                       "DequantizeLinear"};
   return kOps.count(t) > 0;
 }
 
@@ -71,8 +114,7 @@ std::optional<std::vector<int64_t>> slice_shape(const OpSpec& op,
   if (axes.empty())
     for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
   if (steps.empty()) steps.assign(starts.size(), 1);
-  if (ends.size() != starts.size() || axes.size() != starts.size() ||
-      steps.size() != starts.size())
+  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
     return std::nullopt;
   std::vector<int64_t> out = x.shape;
   for (size_t i = 0; i < starts.size(); ++i) {
@@ -135,8 +177,7 @@ std::optional<std::vector<int64_t>> broadcast_shapes(const std::vector<int64_t>&
   return out;
 }
 
-std::vector<StaticValue> evaluate_static(const OpSpec& op,
-                                         const std::vector<StaticValue>& v) {
+std::vector<StaticValue> evaluate_static(const OpSpec& op, const std::vector<StaticValue>& v) {
   std::vector<StaticValue> out(op.outputs.size());
   if (out.empty()) return out;
   const std::string& t = op.op_type;
@@ -187,7 +228,8 @@ std::vector<StaticValue> evaluate_static(const OpSpec& op,
     one.inputs[0].shape = {static_cast<int64_t>(in(0)->size())};
     one.inputs[0].known = true;
     auto shape = slice_shape(one, v);
-    std::vector<int64_t> starts = op.inputs.size() >= 3 && in(1) ? *in(1) : op.attrs.get_ints("starts");
+    std::vector<int64_t> starts =
+        op.inputs.size() >= 3 && in(1) ? *in(1) : op.attrs.get_ints("starts");
     std::vector<int64_t> steps = op.inputs.size() >= 5 && in(4) ? *in(4) : std::vector<int64_t>{1};
     if (!shape || starts.size() != 1 || steps.size() != 1) return out;
     int64_t n = static_cast<int64_t>(in(0)->size());

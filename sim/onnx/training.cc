@@ -8,7 +8,8 @@ namespace placeto {
 namespace {
 
 bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 }  // namespace
@@ -50,9 +51,8 @@ OpGraph add_training_ops(const OpGraph& fwd, const TrainingOptions& opt) {
     for (int e : in_edges[v]) {
       const OpEdge& edge = fwd.edges[e];
       const OpNode& parent = fwd.nodes[edge.src];
-      gnode.out_bytes.push_back(edge.out < static_cast<int>(parent.out_bytes.size())
-                                    ? parent.out_bytes[edge.out]
-                                    : 0);
+      gnode.out_bytes.push_back(
+          edge.out < static_cast<int>(parent.out_bytes.size()) ? parent.out_bytes[edge.out] : 0);
     }
     if (f.param_bytes > 0) gnode.out_bytes.push_back(f.param_bytes);
     grad[v] = static_cast<int>(g.nodes.size());
