@@ -38,6 +38,9 @@ void run_import(const ImportArgs& a) {
   Json fallback = Json::object();
   for (const auto& [type, count] : s.fallback_op_types) fallback[type] = count;
   out["fallback_op_types"] = fallback;
+  Json by_type = Json::object();
+  for (const auto& [type, cost] : s.cost_us_by_op_type) by_type[type] = cost;
+  out["cost_us_by_op_type"] = by_type;
   out["fallback_cost_us"] = s.fallback_cost_us;
   out["fallback_share"] = s.fallback_share;
   out["own_inferred_tensors"] = s.own_inferred_tensors;

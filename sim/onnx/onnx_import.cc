@@ -33,8 +33,9 @@ struct Tensor {
 
 // Ops that pass a tensor through unchanged in content (for telling weights from data).
 bool is_pass_through(const std::string& t) {
-  static const std::unordered_set<std::string> kOps = {
-      "Identity", "Transpose", "Cast", "Reshape", "Unsqueeze", "Squeeze", "Flatten"};
+  static const std::unordered_set<std::string> kOps = {"Identity", "Transpose", "Cast",
+                                                       "Reshape",  "Unsqueeze", "Squeeze",
+                                                       "Flatten",  "Expand",    "Tile"};
   return kOps.count(t) > 0;
 }
 
@@ -387,6 +388,7 @@ class Importer {
       summary_.total_flops += n.flops;
       summary_.total_cost_us += cost;
       summary_.param_bytes += n.param_bytes;
+      summary_.cost_us_by_op_type[n.op_type] += cost;
       if (n.fallback) summary_.fallback_cost_us += cost;
     }
     if (summary_.total_cost_us > 0)

@@ -46,7 +46,8 @@ struct ImportSummary {
   double total_cost_us = 0;
   std::map<std::string, int> fallback_op_types;  // op type -> ONNX nodes costed by fallback
   double fallback_cost_us = 0;
-  double fallback_share = 0;     // fallback_cost_us / total_cost_us
+  double fallback_share = 0;                         // fallback_cost_us / total_cost_us
+  std::map<std::string, double> cost_us_by_op_type;  // graph op type -> summed cost
   int own_inferred_tensors = 0;  // shapes filled by shape_rules.h after ONNX inference
   std::vector<std::string> unknown_shape_ops;  // ops left with an unknown output shape
 };
