@@ -145,21 +145,22 @@ class Importer {
     }
   }
 
-  bool only_weight_uses(const std::string& name, const onnx::GraphProto& g, int depth) const {
-    if (depth > 8) return false;
-    bool used = false;
-    for (const auto& node : g.node()) {
-      for (int s = 0; s < node.input_size(); ++s) {
-        if (node.input(s) != name) continue;
-        used = true;
-        if (is_pass_through(node.op_type()) && s == 0 && node.output_size() > 0) {
-          if (!only_weight_uses(node.output(0), g, depth + 1)) return false;
-        } else if (!is_param_slot(node.op_type(), s)) {
-          return false;
-        }
+  using Uses = std::unordered_map<std::string, std::vector<std::pair<int, int>>>;
+
+  // Whether every use of `name` (following pass-through ops) is a weight slot.
+  bool only_weight_uses(const std::string& name, const onnx::GraphProto& g, const Uses& uses,
+                        int depth) const {
+    auto it = uses.find(name);
+    if (depth > 8 || it == uses.end()) return false;
+    for (auto [n, slot] : it->second) {
+      const onnx::NodeProto& node = g.node(n);
+      if (is_pass_through(node.op_type()) && slot == 0 && node.output_size() > 0) {
+        if (!only_weight_uses(node.output(0), g, uses, depth + 1)) return false;
+      } else if (!is_param_slot(node.op_type(), slot)) {
+        return false;
       }
     }
-    return used;
+    return true;
   }
 
   void add_data_inputs(const onnx::GraphProto& g) {
@@ -174,8 +175,11 @@ class Importer {
         data.push_back(name);
       }
     } else {
+      Uses uses;
+      for (int n = 0; n < g.node_size(); ++n)
+        for (int s = 0; s < g.node(n).input_size(); ++s) uses[g.node(n).input(s)].push_back({n, s});
       for (const auto& in : g.input())
-        if (!initializers.count(in.name()) && !only_weight_uses(in.name(), g, 0))
+        if (!initializers.count(in.name()) && !only_weight_uses(in.name(), g, uses, 0))
           data.push_back(in.name());
       if (data.empty())
         for (const auto& in : g.input())
