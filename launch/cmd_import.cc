@@ -24,6 +24,7 @@ void run_import(const ImportArgs& a) {
   Json out;
   out["model"] = a.model;
   out["graph"] = a.out;
+  out["name"] = r.graph.name();
   out["onnx_nodes"] = s.onnx_nodes;
   out["ops"] = s.ops;
   out["edges"] = s.edges;

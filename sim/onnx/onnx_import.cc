@@ -196,6 +196,9 @@ class Importer {
       ops_.nodes[t.producer].is_input = true;
       ops_.nodes[t.producer].out_bytes = {t.info.bytes() * options_.batch};
       if (!t.info.known) spdlog::warn("{}: input '{}' has no static shape", source_, name);
+      if (options_.batch > 1 && t.info.known && t.info.rank() > 0 && t.info.shape[0] > 1)
+        spdlog::warn("{}: input '{}' has batch dimension {}; --batch {} multiplies it", source_,
+                     name, t.info.shape[0], options_.batch);
     }
     summary_.data_inputs = data;
   }
@@ -378,7 +381,11 @@ class Importer {
     if (!summary_.unknown_shape_ops.empty())
       spdlog::warn("{}: {} ops have outputs of unknown shape (costed as empty), e.g. '{}'", source_,
                    summary_.unknown_shape_ops.size(), summary_.unknown_shape_ops[0]);
-    ops_.name = g.name();
+    // PyTorch names every graph "main_graph" or "torch-jit-export": the file says more.
+    std::string stem = source_.substr(source_.find_last_of('/') + 1);
+    ops_.name = stem.substr(
+        0, stem.rfind(".onnx") == std::string::npos ? stem.size() : stem.rfind(".onnx"));
+    if (ops_.name.empty()) ops_.name = g.name();
     if (options_.training) ops_ = add_training_ops(ops_);
     const DeviceProfile& profile = device_profile(options_.profile);
     ImportResult r;

@@ -153,7 +153,8 @@ TEST(OnnxImportTest, ConvReluFromAFile) {
 }
 
 TEST(OnnxImportTest, ModelsWithoutWeightsImportTheSame) {
-  ImportResult with = import_onnx_bytes(ConvRelu(false).bytes(), "with");
+  ImportResult with = import_onnx_bytes(ConvRelu(false).bytes(), "models/with.onnx");
+  EXPECT_EQ(with.graph.name(), "with");  // the file's stem, not PyTorch's "main_graph"
   ImportResult without = import_onnx_bytes(ConvRelu(true).bytes(), "without");
   EXPECT_EQ(without.summary.data_inputs, std::vector<std::string>{"x"});
   EXPECT_EQ(without.graph.num_nodes(), with.graph.num_nodes());
