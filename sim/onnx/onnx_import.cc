@@ -424,7 +424,11 @@ ImportResult import_onnx_bytes(const std::string& bytes, const std::string& sour
                                const ImportOptions& options) {
   if (options.batch < 1)
     throw InputError("--batch must be >= 1, got " + std::to_string(options.batch));
-  device_profile(options.profile);  // fail early on an unknown profile
+  try {
+    device_profile(options.profile);  // fail early, before the import
+  } catch (const InputError& e) {
+    throw InputError(std::string("--profile: ") + e.what());
+  }
   onnx::ModelProto model;
   if (bytes.empty()) throw_input_error(source, "", "the file is empty, not an ONNX model");
   if (!model.ParseFromString(bytes))
