@@ -62,6 +62,7 @@ class Importer {
     infer_shapes(model);
     const onnx::GraphProto& g = model.graph();
     collect_tensors(g);
+    name_nodes(g);
     add_data_inputs(g);
     std::vector<int> order = topological_order(g);
     std::unique_ptr<ProgressLine> progress;
@@ -243,6 +244,16 @@ class Importer {
     return order;
   }
 
+  // ONNX nodes are named first, in file order, so that their names survive unchanged when an
+  // input has the same name: the names map placements back to the user's model.
+  void name_nodes(const onnx::GraphProto& g) {
+    for (int i = 0; i < g.node_size(); ++i) {
+      const onnx::NodeProto& n = g.node(i);
+      node_names_.push_back(
+          unique_name(n.name().empty() ? n.op_type() + "_" + std::to_string(i) : n.name()));
+    }
+  }
+
   std::string unique_name(std::string name) {
     if (name.empty()) name = "node";
     std::string candidate = name;
@@ -333,9 +344,7 @@ class Importer {
   }
 
   void add_graph_op(const onnx::NodeProto& node, int index, const OpSpec& spec) {
-    std::string name =
-        node.name().empty() ? spec.op_type + "_" + std::to_string(index) : node.name();
-    int v = add_op(unique_name(name), spec.op_type);
+    int v = add_op(node_names_[index], spec.op_type);
     OpCost cost = op_cost(spec);
     const double batch = static_cast<double>(options_.batch);
     OpNode& op = ops_.nodes[v];
@@ -413,6 +422,7 @@ class Importer {
   ImportOptions options_;
   std::unordered_map<std::string, Tensor> tensors_;
   std::unordered_set<std::string> names_;
+  std::vector<std::string> node_names_;  // unique name of every ONNX node, by index
   std::unordered_map<uint64_t, int> edge_index_;
   OpGraph ops_;
   ImportSummary summary_;
