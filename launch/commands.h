@@ -11,5 +11,6 @@ void register_sim_command(CLI::App& app);
 void register_ckpt_info_command(CLI::App& app);
 void register_place_command(CLI::App& app);    // cmd_place.cc
 void register_compare_command(CLI::App& app);  // cmd_compare.cc
+void register_import_command(CLI::App& app);
 
 }  // namespace placeto

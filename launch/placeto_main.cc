@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   placeto::register_ckpt_info_command(app);
   placeto::register_place_command(app);
   placeto::register_compare_command(app);
+  placeto::register_import_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
