@@ -15,12 +15,17 @@ namespace placeto {
 namespace {
 
 struct PlaceArgs {
-  std::string graph, method, out, initial;
+  std::string graph, method, out, initial, checkpoint;
   PlacerCliArgs placer;
 };
 
 void run_place(PlaceArgs a) {
-  auto placer = make_placer(a.method);  // first, so a typo fails before any work
+  const bool policy = a.method == "policy";
+  std::unique_ptr<Placer> placer;
+  if (!policy) placer = make_placer(a.method);  // first, so a typo fails before any work
+  if (policy && a.checkpoint.empty()) throw InputError("--method policy needs --checkpoint");
+  if (!policy && !a.checkpoint.empty())
+    throw InputError("--checkpoint is only used by --method policy");
   const Graph g = load_graph(a.graph);
   const Cluster c = cluster_from_cli(a.placer);
   if (!a.initial.empty()) {
@@ -33,7 +38,16 @@ void run_place(PlaceArgs a) {
                        std::to_string(c.num_devices()));
     a.placer.options.initial = std::move(p);
   }
-  const PlacerRun run = run_placer(*placer, g, c, a.placer.options);
+  PlacerRun run;
+  if (policy) {
+    run.method = "policy";
+    run.placement = place_graph_with_policy(a.checkpoint, g, c, std::max(1, a.placer.options.samples),
+                                            a.placer.options.seed, &run.place_ms);
+    run.evaluation = evaluate_placement(g, c, run.placement);
+    if (!run.evaluation.feasible) run.message = describe_infeasibility(c, run.evaluation);
+  } else {
+    run = run_placer(*placer, g, c, a.placer.options);
+  }
   save_placement(g, run.placement, a.out);
   const PlacementEvaluation& e = run.evaluation;
   Json out;
@@ -63,10 +77,12 @@ void register_place_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("place", "Place a graph with a classical method");
   cmd->add_option("--graph", args->graph, "Graph file (placeto-graph JSON)")->required();
   cmd->add_option("--method", args->method,
-                  "single, random, round-robin, expert, metis, heft, m-etf, m-sct, anneal")
+                  "single, random, round-robin, expert, metis, heft, m-etf, m-sct, anneal, "
+                  "policy (with --checkpoint; --samples k: best of k episodes)")
       ->required();
   cmd->add_option("--out", args->out, "Placement file to write (JSON)")->required();
   cmd->add_option("--initial", args->initial, "anneal: start from this placement (JSON)");
+  cmd->add_option("--checkpoint", args->checkpoint, "policy: checkpoint file, directory or LATEST");
   add_placer_cli_options(cmd, &args->placer);
   cmd->callback([args] { run_place(*args); });
 }

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   placeto::register_place_command(app);
   placeto::register_compare_command(app);
   placeto::register_import_command(app);
+  placeto::register_learning_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
