@@ -21,7 +21,11 @@ int64_t SimResult::max_peak_mem_bytes() const {
 }
 
 Simulator::Simulator(const Graph& graph, const Cluster& cluster)
-    : graph_(graph), cluster_(cluster) {
+    : graph_(graph),
+      cluster_(cluster),
+      hetero_(cluster.heterogeneous()),
+      per_link_(cluster.heterogeneous() && cluster.hetero.contention == Contention::kPerLink),
+      num_dev_(cluster.num_devices()) {
   const int n = graph.num_nodes();
   const int m = graph.num_edges();
   const int d = cluster.num_devices();
@@ -32,13 +36,31 @@ Simulator::Simulator(const Graph& graph, const Cluster& cluster)
     release_order_[e] = kRelease | (static_cast<uint64_t>(graph.name_rank(graph.edge_src(e))) *
                                         static_cast<uint64_t>(n) +
                                     static_cast<uint64_t>(graph.name_rank(graph.edge_dst(e))));
-  heap_.reserve(m + 2 * d + 16);
+  if (hetero_) {
+    PLACETO_CHECK_EQ(cluster.links.size(), static_cast<size_t>(d) * d);
+    speed_.resize(d);
+    for (int i = 0; i < d; ++i) {
+      speed_[i] = cluster.devices[i].speed;
+      PLACETO_CHECK_GT(speed_[i], 0.0);
+    }
+    link_bw_.assign(static_cast<size_t>(d) * d, 1.0);
+    link_lat_.assign(static_cast<size_t>(d) * d, 0.0);
+    for (int s = 0; s < d; ++s)
+      for (int t = 0; t < d; ++t)
+        if (s != t) {
+          PLACETO_CHECK_GT(cluster.link(s, t).bytes_per_us, 0.0);
+          link_bw_[s * d + t] = cluster.link(s, t).bytes_per_us;
+          link_lat_[s * d + t] = cluster.link(s, t).latency_us;
+        }
+  }
+  const int queues = per_link_ ? d * d : d;
+  heap_.reserve(m + 2 * queues + 16);
   dev_fifo_.assign(d, {});
   for (auto& f : dev_fifo_) f.reserve(n);
   dev_head_.assign(d, 0);
   dev_busy_.assign(d, 0);
-  bus_busy_.assign(d, 0);
-  bus_heap_.assign(d, {});
+  bus_busy_.assign(queues, 0);
+  bus_heap_.assign(queues, {});
   for (auto& h : bus_heap_) h.reserve(std::min(n, 64));
   bus_items_.reserve(m);
   bus_edges_.reserve(m);
@@ -121,9 +143,7 @@ void Simulator::bus_pop(int d) {
   h[i] = last;
 }
 
-inline void Simulator::schedule_release(double t, EdgeId e) {
-  push_event(t, release_order_[e], e);
-}
+inline void Simulator::schedule_release(double t, EdgeId e) { push_event(t, release_order_[e], e); }
 
 inline void Simulator::enqueue_device(int d, NodeId v, double t) {
   // Device queues receive items in nondecreasing ready time (always "now"), so (ready, seq)
@@ -139,27 +159,47 @@ inline void Simulator::enqueue_device(int d, NodeId v, double t) {
 const SimResult& Simulator::simulate(const Placement& p, ExecutionTrace* trace) {
   const Graph& g = graph_;
   const int n = g.num_nodes();
-  const int num_dev = cluster_.num_devices();
   PLACETO_CHECK_EQ(static_cast<int>(p.device.size()), n);
-  PLACETO_CHECK_EQ(p.num_devices, num_dev);
-  const CompatConstants& k = cluster_.compat;
+  PLACETO_CHECK_EQ(p.num_devices, num_dev_);
   placement_ = &p;
   trace_ = trace;
   if (trace) trace->clear();
 
   heap_.clear();
-  for (int d = 0; d < num_dev; ++d) {
+  for (int d = 0; d < num_dev_; ++d) {
     dev_fifo_[d].clear();
     dev_head_[d] = 0;
     dev_busy_[d] = 0;
-    bus_busy_[d] = 0;
-    bus_heap_[d].clear();
+  }
+  for (size_t q = 0; q < bus_heap_.size(); ++q) {
+    bus_busy_[q] = 0;
+    bus_heap_[q].clear();
   }
   bus_items_.clear();
   bus_edges_.clear();
   std::fill(satisfied_.begin(), satisfied_.end(), 0);
   std::fill(start_.begin(), start_.end(), -1.0);
   seq_ = 0;
+
+  const int ran = hetero_ ? run_events<true>(p) : run_events<false>(p);
+  if (ran != n) {
+    for (NodeId v = 0; v < n; ++v)
+      if (start_[v] < 0)
+        throw InputError("graph '" + g.name() + "': op '" + g.node_name(v) +
+                         "' never runs (the graph has a cycle)");
+  }
+  compute_memory(p);
+  return result_;
+}
+
+template <bool kHetero>
+int Simulator::run_events(const Placement& p) {
+  const Graph& g = graph_;
+  const int n = g.num_nodes();
+  const CompatConstants& k = cluster_.compat;
+  const double op_gap = kHetero ? cluster_.hetero.op_gap_us : k.delta1_us;
+  const double transfer_gap = kHetero ? cluster_.hetero.transfer_gap_us : k.delta2_us;
+  ExecutionTrace* trace = trace_;
 
   for (NodeId v = 0; v < n; ++v)
     if (g.in_degree(v) == 0) enqueue_device(p.device[v], v, k.init_offset_us);
@@ -183,61 +223,79 @@ const SimResult& Simulator::simulate(const Placement& p, ExecutionTrace* trace) 
         continue;
       }
       const NodeId v = fifo[dev_head_[d]++];
-      const double c = g.cost_us(v);
+      const double c = kHetero ? g.cost_us(v) / speed_[d] : g.cost_us(v);
       const double done = now + c;
       start_[v] = now;
       end_[v] = done;
       ++ran;
       if (trace) trace->ops.push_back({v, d, now, done});
-      push_event(c == 0 ? done : done + k.delta1_us, kDevice | static_cast<uint64_t>(d), d);
+      push_event(c == 0 ? done : done + op_gap, kDevice | static_cast<uint64_t>(d), d);
       // Children on this device are released when v ends; the others are grouped by output
-      // index, one transfer per index in order of first appearance.
+      // index (compatible: one transfer per index, whichever devices the children are on;
+      // heterogeneous: one per (index, destination device)), in order of first appearance.
       group_out_.clear();
       const int cb = g.child_begin(v), ce = g.child_end(v);
       for (int i = cb; i < ce; ++i) {
         const EdgeId e = child_edges[i];
-        if (p.device[g.edge_dst(e)] == d) {
+        const int dst = p.device[g.edge_dst(e)];
+        if (dst == d) {
           schedule_release(done, e);
         } else {
-          const int out = g.edge_out(e);
-          if (std::find(group_out_.begin(), group_out_.end(), out) == group_out_.end())
-            group_out_.push_back(out);
+          const int key = kHetero ? g.edge_out(e) * num_dev_ + dst : g.edge_out(e);
+          if (std::find(group_out_.begin(), group_out_.end(), key) == group_out_.end())
+            group_out_.push_back(key);
         }
       }
-      for (int out : group_out_) {
+      for (int key : group_out_) {
+        const int out = kHetero ? key / num_dev_ : key;
+        const int dst = kHetero ? key % num_dev_ : -1;
         BusItem item;
         item.ready = done;
         item.seq = seq_++;
-        item.delay = static_cast<double>(g.out_bytes(v, out)) / k.transfer_bytes_per_us;
+        if (kHetero) {
+          const int link = d * num_dev_ + dst;
+          item.delay = static_cast<double>(g.out_bytes(v, out)) / link_bw_[link];
+          item.latency = link_lat_[link];
+        } else {
+          item.delay = static_cast<double>(g.out_bytes(v, out)) / k.transfer_bytes_per_us;
+          item.latency = 0;
+        }
+        item.dst = dst;
         item.first = static_cast<int32_t>(bus_edges_.size());
         for (int i = cb; i < ce; ++i) {
           const EdgeId e = child_edges[i];
-          if (g.edge_out(e) == out && p.device[g.edge_dst(e)] != d) bus_edges_.push_back(e);
+          if (g.edge_out(e) != out) continue;
+          const int child_dev = p.device[g.edge_dst(e)];
+          if (kHetero ? child_dev == dst : child_dev != d) bus_edges_.push_back(e);
         }
         item.count = static_cast<int32_t>(bus_edges_.size()) - item.first;
         const int32_t id = static_cast<int32_t>(bus_items_.size());
         bus_items_.push_back(item);
-        bus_push(d, id);
-        if (!bus_busy_[d]) {
-          bus_busy_[d] = 1;
-          push_event(done, kBus | static_cast<uint64_t>(d), d);
+        const int q = kHetero ? bus_queue(d, dst) : d;
+        bus_push(q, id);
+        if (!bus_busy_[q]) {
+          bus_busy_[q] = 1;
+          push_event(done, kBus | static_cast<uint64_t>(q), q);
         }
       }
-    } else {  // bus
-      const int d = ev.payload;
-      if (bus_heap_[d].empty()) {
-        bus_busy_[d] = 0;
+    } else {  // bus (or link) queue
+      const int q = ev.payload;
+      if (bus_heap_[q].empty()) {
+        bus_busy_[q] = 0;
         continue;
       }
-      const int32_t id = bus_top(d);
+      const int32_t id = bus_top(q);
       const BusItem& item = bus_items_[id];
       if (item.ready > now) {
         // Not ready yet: it stays queued with its original (ready, seq); the bus stays busy.
-        push_event(item.ready, kBus | static_cast<uint64_t>(d), d);
+        push_event(item.ready, kBus | static_cast<uint64_t>(q), q);
         continue;
       }
-      bus_pop(d);
-      const double arrive = now + item.delay;
+      bus_pop(q);
+      const double sent = now + item.delay;
+      // Latency delays the arrival but does not occupy the queue.  Adding a zero latency is
+      // exact, so the compatible mode's arithmetic is unchanged.
+      const double arrive = kHetero ? sent + item.latency : sent;
       for (int32_t i = item.first; i < item.first + item.count; ++i)
         schedule_release(arrive, bus_edges_[i]);
       if (trace) {
@@ -245,7 +303,8 @@ const SimResult& Simulator::simulate(const Placement& p, ExecutionTrace* trace) 
         const EdgeId e0 = bus_edges_[item.first];
         tr.src = g.edge_src(e0);
         tr.out = g.edge_out(e0);
-        tr.device = d;
+        tr.device = placement_->device[tr.src];
+        tr.dst_device = item.dst;
         tr.start_us = now;
         tr.end_us = arrive;
         tr.bytes = g.edge_bytes(e0);
@@ -253,19 +312,15 @@ const SimResult& Simulator::simulate(const Placement& p, ExecutionTrace* trace) 
           tr.dsts.push_back(g.edge_dst(bus_edges_[i]));
         trace->transfers.push_back(std::move(tr));
       }
-      push_event(arrive + k.delta2_us, kBus | static_cast<uint64_t>(d), d);
+      push_event(sent + transfer_gap, kBus | static_cast<uint64_t>(q), q);
     }
   }
-  if (ran != n) {
-    for (NodeId v = 0; v < n; ++v)
-      if (start_[v] < 0)
-        throw InputError("graph '" + g.name() + "': op '" + g.node_name(v) +
-                         "' never runs (the graph has a cycle)");
-  }
   result_.runtime_us = now;
-  compute_memory(p);
-  return result_;
+  return ran;
 }
+
+template int Simulator::run_events<false>(const Placement&);
+template int Simulator::run_events<true>(const Placement&);
 
 void Simulator::compute_memory(const Placement& p) {
   const Graph& g = graph_;
@@ -279,7 +334,8 @@ void Simulator::compute_memory(const Placement& p) {
     double free_t = start_[v];
     for (int i = g.child_begin(v); i < g.child_end(v); ++i) {
       const NodeId w = g.edge_dst(child_edges[i]);
-      free_t = std::max(free_t, std::floor(start_[w]) + std::floor(g.cost_us(w)) - 1.0);
+      const double dur = hetero_ ? g.cost_us(w) / speed_[p.device[w]] : g.cost_us(w);
+      free_t = std::max(free_t, std::floor(start_[w]) + std::floor(dur) - 1.0);
     }
     mem_records_.push_back({start_[v], m, p.device[v]});
     mem_records_.push_back({free_t, -m, p.device[v]});

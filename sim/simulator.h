@@ -2,8 +2,11 @@
 //
 // The compatible mode reproduces the Placeto paper's simulator exactly (docs/SIMULATOR.md
 // states its rules): per-device compute queues, one outgoing transfer bus per device, events
-// ordered by (time, kind, key).  A Simulator is bound to one graph and cluster and reuses its
-// buffers, so simulate() allocates nothing after the first call.  Not thread-safe: use one
+// ordered by (time, kind, key).  The heterogeneous mode (Cluster::mode) runs the same event
+// loop with per-device speeds, per-link bandwidth and latency, one transfer per destination
+// device, and a queue per bus or per link; it is a separate instantiation of the loop so the
+// compatible mode pays nothing for it.  A Simulator is bound to one graph and cluster and reuses
+// its buffers, so simulate() allocates nothing after the first call.  Not thread-safe: use one
 // Simulator per thread.
 #pragma once
 
@@ -24,8 +27,9 @@ struct ExecutionTrace {
   };
   struct Transfer {
     NodeId src;
-    int out;  // output index
-    int device;
+    int out;              // output index
+    int device;           // source device
+    int dst_device = -1;  // heterogeneous mode: the destination; -1 in the compatible mode
     double start_us, end_us;
     int64_t bytes;
     std::vector<NodeId> dsts;
@@ -77,8 +81,10 @@ class Simulator {
   struct BusItem {
     double ready;
     uint64_t seq;
-    double delay;
-    int32_t first;  // into bus_edges_
+    double delay;    // bytes / bandwidth: how long the transfer occupies the queue
+    double latency;  // added to the arrival time only (0 in the compatible mode)
+    int32_t dst;     // destination device (heterogeneous mode)
+    int32_t first;   // into bus_edges_
     int32_t count;
   };
 
@@ -95,10 +101,19 @@ class Simulator {
   void schedule_release(double t, EdgeId e);
   void enqueue_device(int d, NodeId v, double t);
   void compute_memory(const Placement& p);
+  // The event loop; returns the number of ops that ran.
+  template <bool kHetero>
+  int run_events(const Placement& p);
+  int bus_queue(int src, int dst) const { return per_link_ ? src * num_dev_ + dst : src; }
 
   const Graph& graph_;
   const Cluster& cluster_;
-  std::vector<uint64_t> release_order_;  // per edge, precomputed event order key
+  const bool hetero_;
+  const bool per_link_;
+  const int num_dev_;
+  std::vector<double> speed_;               // heterogeneous mode: per device
+  std::vector<double> link_bw_, link_lat_;  // heterogeneous mode: per (src, dst)
+  std::vector<uint64_t> release_order_;     // per edge, precomputed event order key
   std::vector<Event> heap_;
   std::vector<std::vector<NodeId>> dev_fifo_;
   std::vector<size_t> dev_head_;
