@@ -8,5 +8,6 @@
 namespace placeto {
 
 void register_sim_command(CLI::App& app);
+void register_generate_command(CLI::App& app);
 
 }  // namespace placeto
