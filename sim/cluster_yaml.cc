@@ -138,16 +138,19 @@ Cluster cluster_from_yaml(const YamlField& root) {
       c.link_overrides.push_back(o);
     }
   }
-  YamlField compat = root.at("compat");
-  compat.check_keys({"delta1_us", "delta2_us", "transfer_bytes_per_us", "init_offset_us"});
-  compat.get("delta1_us", &c.compat.delta1_us);
-  compat.get("delta2_us", &c.compat.delta2_us);
-  compat.get("transfer_bytes_per_us", &c.compat.transfer_bytes_per_us);
-  compat.get("init_offset_us", &c.compat.init_offset_us);
-  if (c.compat.delta1_us < 0) compat.at("delta1_us").fail("must be >= 0");
-  if (c.compat.delta2_us < 0) compat.at("delta2_us").fail("must be >= 0");
-  if (!(c.compat.transfer_bytes_per_us > 0)) compat.at("transfer_bytes_per_us").fail("must be > 0");
-  if (c.compat.init_offset_us < 0) compat.at("init_offset_us").fail("must be >= 0");
+  if (root.has("compat")) {
+    YamlField compat = root.at("compat");
+    compat.check_keys({"delta1_us", "delta2_us", "transfer_bytes_per_us", "init_offset_us"});
+    compat.get("delta1_us", &c.compat.delta1_us);
+    compat.get("delta2_us", &c.compat.delta2_us);
+    compat.get("transfer_bytes_per_us", &c.compat.transfer_bytes_per_us);
+    compat.get("init_offset_us", &c.compat.init_offset_us);
+    if (c.compat.delta1_us < 0) compat.at("delta1_us").fail("must be >= 0");
+    if (c.compat.delta2_us < 0) compat.at("delta2_us").fail("must be >= 0");
+    if (!(c.compat.transfer_bytes_per_us > 0))
+      compat.at("transfer_bytes_per_us").fail("must be > 0");
+    if (c.compat.init_offset_us < 0) compat.at("init_offset_us").fail("must be >= 0");
+  }
   c.derive_links();
   return c;
 }
