@@ -9,5 +9,6 @@ namespace placeto {
 
 void register_sim_command(CLI::App& app);
 void register_generate_command(CLI::App& app);
+void register_coarsen_command(CLI::App& app);
 
 }  // namespace placeto

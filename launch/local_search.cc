@@ -25,7 +25,7 @@ std::string owner_name(const std::string& name) {
 }  // namespace
 
 LocalSearchResult anneal_placement(const Graph& g, const Cluster& c, const LocalSearchOptions& opt,
-                                   const Placement* start) {
+                                   const Placement* start, const std::vector<int32_t>* tied) {
   const int n = g.num_nodes();
   const int d = c.num_devices();
   // Groups of a forward op and its training ops.
@@ -33,8 +33,8 @@ LocalSearchResult anneal_placement(const Graph& g, const Cluster& c, const Local
   std::vector<int> group(n);
   std::vector<std::vector<NodeId>> members;
   for (NodeId v = 0; v < n; ++v) {
-    auto [it, fresh] =
-        group_of_name.emplace(owner_name(g.node_name(v)), static_cast<int>(members.size()));
+    const std::string key = tied ? std::to_string((*tied)[v]) : owner_name(g.node_name(v));
+    auto [it, fresh] = group_of_name.emplace(key, static_cast<int>(members.size()));
     if (fresh) members.emplace_back();
     group[v] = it->second;
     members[it->second].push_back(v);
@@ -60,7 +60,7 @@ LocalSearchResult anneal_placement(const Graph& g, const Cluster& c, const Local
       int32_t to = static_cast<int32_t>(rng() % (d - 1));
       if (to >= cur.device[v]) ++to;
       undo.clear();
-      if (rng() % 2 == 0) {
+      if (!tied && rng() % 2 == 0) {
         undo.push_back({v, cur.device[v]});
         cur.device[v] = to;
       } else {

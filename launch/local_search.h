@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "sim/cluster.h"
 #include "sim/graph.h"
@@ -27,8 +28,11 @@ struct LocalSearchResult {
   int simulations = 0;
 };
 
-// Starts from `start` (all on device 0 when empty).
+// Starts from `start` (all on device 0 when null).  With `tied` (a group id per op), ops of
+// one group always move together: a search over placements of a coarse graph, scored by
+// simulating the ops themselves.
 LocalSearchResult anneal_placement(const Graph& g, const Cluster& c, const LocalSearchOptions& opt,
-                                   const Placement* start = nullptr);
+                                   const Placement* start = nullptr,
+                                   const std::vector<int32_t>* tied = nullptr);
 
 }  // namespace placeto

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error");
   placeto::register_sim_command(app);
   placeto::register_generate_command(app);
+  placeto::register_coarsen_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

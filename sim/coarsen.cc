@@ -47,6 +47,7 @@ class Contraction {
   uint32_t version(int a) const { return version_[a]; }
   double cost(int a) const { return cost_[a]; }
   const std::unordered_map<int, double>& out(int a) const { return out_[a]; }
+  const std::unordered_map<int, double>& in(int a) const { return in_[a]; }
 
   // True if some path a -> x -> ... -> b exists besides a direct edge a -> b.
   bool other_path(int a, int b) {
@@ -110,6 +111,12 @@ class Contraction {
   std::vector<int> stack_;
 };
 
+// Heavy edges between cheap groups first: a group runs as one op, so merging expensive ops
+// loses more parallelism than merging cheap ones (measured in docs/FAMILIES.md).
+double score(double weight, double cost_a, double cost_b, double scale) {
+  return weight / (cost_a + cost_b + scale);
+}
+
 struct Candidate {
   double weight;
   int a, b;  // edge a -> b
@@ -172,13 +179,15 @@ CoarseGraph coarsen(const Graph& g, int max_nodes) {
   PLACETO_CHECK_GE(max_nodes, 1);
   const int n = g.num_nodes();
   Contraction c(g);
-  double cap = 2.0 * g.total_cost_us() / max_nodes;
+  double cap = g.total_cost_us() / max_nodes;
+  const double scale = 1e-3 * g.total_cost_us() / std::max(n, 1) + 1e-9;
   while (c.groups() > max_nodes) {
     // Contract the heaviest edges whose groups fit under the cost cap.
     std::priority_queue<Candidate> queue;
     for (int a = 0; a < n; ++a)
       if (c.alive(a))
-        for (const auto& [b, w] : c.out(a)) queue.push({w, a, b, c.version(a), c.version(b)});
+        for (const auto& [b, w] : c.out(a))
+          queue.push({score(w, c.cost(a), c.cost(b), scale), a, b, c.version(a), c.version(b)});
     bool merged = false;
     while (!queue.empty() && c.groups() > max_nodes) {
       Candidate cand = queue.top();
@@ -191,12 +200,14 @@ CoarseGraph coarsen(const Graph& g, int max_nodes) {
       c.merge(cand.a, cand.b);
       merged = true;
       for (const auto& [x, w] : c.out(cand.a))
-        queue.push({w, cand.a, x, c.version(cand.a), c.version(x)});
+        queue.push({score(w, c.cost(cand.a), c.cost(x), scale), cand.a, x, c.version(cand.a),
+                    c.version(x)});
       for (int y = 0; y < n; ++y)
         if (c.alive(y)) {
           auto it = c.out(y).find(cand.a);
           if (it != c.out(y).end())
-            queue.push({it->second, y, cand.a, c.version(y), c.version(cand.a)});
+            queue.push({score(it->second, c.cost(y), c.cost(cand.a), scale), y, cand.a,
+                        c.version(y), c.version(cand.a)});
         }
     }
     if (c.groups() <= max_nodes) break;

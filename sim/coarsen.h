@@ -19,8 +19,9 @@ struct CoarseGraph {
   std::vector<int32_t> group;  // per original op: its node in `graph`
 };
 
-// Groups ops by greedy contraction of the heaviest edges (bytes carried) under a cost cap
-// that starts at 2 * total cost / K and doubles when no merge fits; a merge is taken only if
+// Groups ops by greedy contraction of edges in order of bytes carried per microsecond of
+// compute of the two groups, under a cost cap that starts at total cost / K and doubles when
+// no merge fits; a merge is taken only if
 // the group graph stays acyclic.  When no edge can be contracted, consecutive groups of a
 // topological order are merged (always acyclic).  REQUIRES: max_nodes >= 1.
 CoarseGraph coarsen(const Graph& g, int max_nodes);
