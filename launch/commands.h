@@ -22,5 +22,7 @@ bool have_learning_commands();
 // `placeto place --method policy`: the best of `samples` episodes (1 = greedy).
 Placement place_graph_with_policy(const std::string& checkpoint, const Graph& g, const Cluster& c,
                                   int samples, int64_t seed, double* place_ms);
+void register_generate_command(CLI::App& app);
+void register_coarsen_command(CLI::App& app);
 
 }  // namespace placeto

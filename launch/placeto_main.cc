@@ -22,6 +22,8 @@ int main(int argc, char** argv) {
   placeto::register_compare_command(app);
   placeto::register_import_command(app);
   placeto::register_learning_commands(app);
+  placeto::register_generate_command(app);
+  placeto::register_coarsen_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

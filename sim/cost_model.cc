@@ -46,6 +46,16 @@ double roofline_cost_us(double flops, double bytes_moved, const DeviceProfile& p
   return profile.launch_overhead_us + 1e6 * std::max(compute_s, memory_s);
 }
 
+double conv2d_flops(int64_t batch, int64_t out_h, int64_t out_w, int64_t cin, int64_t cout,
+                    int64_t kh, int64_t kw, int64_t groups) {
+  PLACETO_CHECK_GE(groups, 1);
+  return 2.0 * static_cast<double>(batch) * out_h * out_w * cout * (cin / groups) * kh * kw;
+}
+
+double matmul_flops(int64_t m, int64_t n, int64_t k) {
+  return 2.0 * static_cast<double>(m) * n * k;
+}
+
 int64_t tensor_bytes(const std::vector<int64_t>& shape, int64_t element_bytes) {
   int64_t n = 1;
   for (int64_t d : shape) n *= std::max<int64_t>(d, 1);

@@ -31,6 +31,15 @@ std::vector<std::string> device_profile_names();
 // Roofline: launch overhead + max(flops / achieved FLOP/s, bytes / achieved bandwidth), in us.
 double roofline_cost_us(double flops, double bytes_moved, const DeviceProfile& profile);
 
+// FLOPs of common ops, a multiply-add counting as 2 (ResNet-50's forward pass is about
+// 4.1 G multiply-adds = 8.2 GFLOP per 224x224 image under this convention).
+// A 2-D convolution producing batch x out_h x out_w x cout from cin channels with a kh x kw
+// kernel in `groups` groups (groups == cin: depthwise).
+double conv2d_flops(int64_t batch, int64_t out_h, int64_t out_w, int64_t cin, int64_t cout,
+                    int64_t kh, int64_t kw, int64_t groups = 1);
+// (m x k) times (k x n).
+double matmul_flops(int64_t m, int64_t n, int64_t k);
+
 // Bytes of a tensor of the given shape and element size; unknown (negative) dims count as 1.
 int64_t tensor_bytes(const std::vector<int64_t>& shape, int64_t element_bytes);
 

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "common/error.h"
+#include "sim/hetero_simulator.h"
 
 namespace placeto {
 
@@ -31,8 +32,22 @@ int64_t SimResult::max_peak_mem_bytes() const {
   return m;
 }
 
+Simulator::~Simulator() = default;
+
+const std::vector<double>& Simulator::start_us() const {
+  return hetero_ ? hetero_->start_us() : start_;
+}
+const std::vector<double>& Simulator::end_us() const { return hetero_ ? hetero_->end_us() : end_; }
+const SimResult& Simulator::last_result() const {
+  return hetero_ ? hetero_->last_result() : result_;
+}
+
 Simulator::Simulator(const Graph& graph, const Cluster& cluster)
     : graph_(graph), cluster_(cluster) {
+  if (cluster.mode != SimMode::kCompatible) {
+    hetero_ = std::make_unique<HeteroSimulator>(graph, cluster);
+    return;
+  }
   const int n = graph.num_nodes();
   const int m = graph.num_edges();
   const int d = cluster.num_devices();
@@ -188,6 +203,7 @@ inline void Simulator::release_children(NodeId v, int32_t out_plus_one, double n
 }
 
 const SimResult& Simulator::simulate(const Placement& p, ExecutionTrace* trace) {
+  if (hetero_) return hetero_->simulate(p, trace);
   const Graph& g = graph_;
   const int n = g.num_nodes();
   const int num_dev = cluster_.num_devices();
@@ -293,7 +309,7 @@ const SimResult& Simulator::simulate(const Placement& p, ExecutionTrace* trace) 
       const double arrive = now + item.delay;
       push_release(arrive, item.src, item.out + 1);
       if (trace) {
-        ExecutionTrace::Transfer tr{item.src, item.out, d, now, arrive, g.out_bytes(item.src, item.out), {}};
+        ExecutionTrace::Transfer tr{item.src, item.out, d, now, arrive, g.out_bytes(item.src, item.out), {}, -1};
         for (int i = g.child_begin(item.src); i < g.child_end(item.src); ++i) {
           const EdgeId e = g.child_edges()[i];
           if (g.edge_out(e) == item.out && p.device[g.edge_dst(e)] != d)

@@ -2,12 +2,15 @@
 //
 // The compatible mode reproduces the Placeto paper's simulator exactly (docs/SIMULATOR.md
 // states its rules): per-device compute queues, one outgoing transfer bus per device, events
-// ordered by (time, kind, key).  A Simulator is bound to one graph and cluster and reuses its
+// ordered by (time, kind, key).  The heterogeneous mode (Cluster::mode) adds per-device speeds,
+// per-link bandwidth and latency and a queue per bus or per link; Simulator hands it to
+// HeteroSimulator (sim/hetero_simulator.h) so that the compatible loop stays lean.  A Simulator is bound to one graph and cluster and reuses its
 // buffers, so simulate() allocates nothing after the first call.  Not thread-safe: use one
 // Simulator per thread.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "sim/cluster.h"
@@ -29,6 +32,7 @@ struct ExecutionTrace {
     double start_us, end_us;
     int64_t bytes;
     std::vector<NodeId> dsts;
+    int dst_device = -1;  // heterogeneous mode: the destination; -1 in the compatible mode
   };
   std::vector<OpSlice> ops;
   std::vector<Transfer> transfers;
@@ -50,10 +54,13 @@ struct SimResult {
   int64_t max_peak_mem_bytes() const;
 };
 
+class HeteroSimulator;
+
 class Simulator {
  public:
   // Keeps references to `graph` and `cluster`: both must outlive the simulator.
   Simulator(const Graph& graph, const Cluster& cluster);
+  ~Simulator();
   Simulator(const Simulator&) = delete;
   Simulator& operator=(const Simulator&) = delete;
 
@@ -62,9 +69,9 @@ class Simulator {
   const SimResult& simulate(const Placement& placement, ExecutionTrace* trace = nullptr);
 
   // Start and end time of every op in the latest simulation.
-  const std::vector<double>& start_us() const { return start_; }
-  const std::vector<double>& end_us() const { return end_; }
-  const SimResult& last_result() const { return result_; }
+  const std::vector<double>& start_us() const;
+  const std::vector<double>& end_us() const;
+  const SimResult& last_result() const;
 
   // Peak memory costs about a third of a simulation.  When off (and the cluster sets no
   // memory capacity) peak_mem_bytes/param_bytes/over_capacity keep stale values.  Default on.
@@ -99,6 +106,8 @@ class Simulator {
 
   const Graph& graph_;
   const Cluster& cluster_;
+  // The heterogeneous mode runs the general event loop (sim/hetero_simulator.h).
+  std::unique_ptr<HeteroSimulator> hetero_;
   // Per node: child node ids and output indices, sorted by child name rank.
   std::vector<int32_t> rchild_offset_;
   std::vector<NodeId> rchild_;

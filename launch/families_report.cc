@@ -1,0 +1,144 @@
+// placeto_families_report: does placement matter on the generated families?  For each family
+// and device count, the best-known placement's speed-up over one device, found by annealing
+// over the simulator (launch/local_search.h).  Prints a markdown table (docs/FAMILIES.md).
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "common/error.h"
+#include "launch/local_search.h"
+#include "sim/coarsen.h"
+#include "sim/families/family.h"
+#include "sim/simulator.h"
+
+namespace placeto {
+namespace {
+
+struct ReportArgs {
+  std::vector<std::string> families{"cifar10", "ptb", "nmt"};
+  std::vector<int> devices{2, 3, 5};
+  int graphs = 8;
+  uint64_t seed = 1;
+  int iterations = 20000;
+  double target = 1.2;
+  FamilySpec overrides;
+  std::vector<int> coarsen_groups;  // non-empty: the coarsening report instead
+};
+
+// Family graphs of at most 300 ops for the coarsening report.
+FamilySpec small_spec(const std::string& family) {
+  FamilySpec s;
+  s.family = family;
+  if (family == "cifar10") s.layers = 1;
+  if (family == "ptb") s.steps = 6;
+  if (family == "nmt") s.steps = 4;
+  return s;
+}
+
+// Per family and K: cut bytes of coarsen() vs topological chunking, and the runtime of the
+// best coarse placement mapped back to the ops vs the best placement of the ops themselves
+// (same annealing budget), on D devices.
+void run_coarsen_report(const ReportArgs& a) {
+  std::printf(
+      "| family | ops | K | D | cut MB (coarsen) | cut MB (chunks) | best coarse, ungrouped (ms) "
+      "| best fine (ms) | gap |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|\n");
+  for (const auto& family : a.families) {
+    for (int i = 0; i < a.graphs; ++i) {
+      Graph g = generate_graph(small_spec(family), i, a.seed);
+      for (int d : a.devices) {
+        Cluster c = default_cluster(d);
+        LocalSearchOptions opt;
+        opt.iterations = a.iterations;
+        opt.seed = derive_seed(a.seed, static_cast<uint64_t>(d));
+        const double fine = anneal_placement(g, c, opt).best_runtime_us;
+        for (int k : a.coarsen_groups) {
+          CoarseGraph cg = coarsen(g, k);
+          const double cut = static_cast<double>(cut_bytes(g, cg.group));
+          const double chunk = static_cast<double>(cut_bytes(g, chunk_topological(g, k).group));
+          LocalSearchResult r = anneal_placement(cg.graph, c, opt);
+          Simulator sim(g, c);
+          const double ungrouped = sim.simulate(ungroup(cg, r.best)).runtime_us;
+          std::fprintf(stderr, "%s K=%d D=%d single %.0f coarse-sim best %.0f ungrouped %.0f\n",
+                       g.name().c_str(), k, d, r.single_device_us, r.best_runtime_us, ungrouped);
+          const double space = anneal_placement(g, c, opt, nullptr, &cg.group).best_runtime_us;
+          std::printf(
+              "| %s | %d | %d | %d | %.1f | %.1f | %.2f | %.2f | %.2f | %+.1f%% | %+.1f%% |\n",
+              g.name().c_str(), g.num_nodes(), cg.graph.num_nodes(), d, cut / 1e6, chunk / 1e6,
+              ungrouped / 1e3, space / 1e3, fine / 1e3, 100.0 * (ungrouped / fine - 1),
+              100.0 * (space / fine - 1));
+          std::fflush(stdout);
+        }
+      }
+    }
+  }
+}
+
+void run_report(const ReportArgs& a) {
+  std::printf("| family | D | graphs | median speed-up | min | max | >= %.2fx |\n", a.target);
+  std::printf("|---|---|---|---|---|---|---|\n");
+  for (const auto& family : a.families) {
+    FamilySpec spec = a.overrides;
+    spec.family = family;
+    std::vector<Graph> graphs;
+    for (int i = 0; i < a.graphs; ++i) graphs.push_back(generate_graph(spec, i, a.seed));
+    for (int d : a.devices) {
+      Cluster c = default_cluster(d);
+      std::vector<double> speedups;
+      for (const Graph& g : graphs) {
+        LocalSearchOptions opt;
+        opt.iterations = a.iterations;
+        opt.seed = derive_seed(a.seed, static_cast<uint64_t>(d));
+        LocalSearchResult r = anneal_placement(g, c, opt);
+        speedups.push_back(r.single_device_us / r.best_runtime_us);
+        std::fprintf(stderr, "%s D=%d ops=%d single=%.0fus best=%.0fus speed-up=%.3f\n",
+                     g.name().c_str(), d, g.num_nodes(), r.single_device_us, r.best_runtime_us,
+                     speedups.back());
+      }
+      std::vector<double> s = speedups;
+      std::sort(s.begin(), s.end());
+      int hit = 0;
+      for (double x : s) hit += x >= a.target;
+      const double median =
+          s.size() % 2 ? s[s.size() / 2] : 0.5 * (s[s.size() / 2 - 1] + s[s.size() / 2]);
+      std::printf("| %s | %d | %zu | %.2f | %.2f | %.2f | %d/%zu |\n", family.c_str(), d, s.size(),
+                  median, s.front(), s.back(), hit, s.size());
+      std::fflush(stdout);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace placeto
+
+int main(int argc, char** argv) {
+  placeto::ReportArgs a;
+  CLI::App app{"Best-known speed-up over one device on generated graph families"};
+  app.add_option("--family", a.families, "Families (default: cifar10 ptb nmt)");
+  app.add_option("--devices", a.devices, "Device counts (default: 2 3 5)");
+  app.add_option("--graphs", a.graphs, "Graphs per family")->check(CLI::Range(1, 1000));
+  app.add_option("--seed", a.seed, "Family seed");
+  app.add_option("--iterations", a.iterations, "Simulations per graph and device count");
+  app.add_option("--batch", a.overrides.batch, "Override the family's batch size");
+  app.add_option("--width", a.overrides.width, "Override channels / hidden size");
+  app.add_option("--steps", a.overrides.steps, "Override time steps");
+  app.add_option("--layers", a.overrides.layers, "Override layers");
+  app.add_option("--cell-nodes", a.overrides.cell_nodes, "Override cell nodes");
+  app.add_option("--vocab", a.overrides.vocab, "Override vocabulary size");
+  app.add_option("--coarsen", a.coarsen_groups,
+                 "Group counts K: report coarsening (graphs of <= 300 ops) instead");
+  try {
+    app.parse(argc, argv);
+    if (a.coarsen_groups.empty())
+      placeto::run_report(a);
+    else
+      placeto::run_coarsen_report(a);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const placeto::Error& e) {
+    std::cerr << "placeto_families_report: error: " << e.what() << std::endl;
+    return 2;
+  }
+  return 0;
+}

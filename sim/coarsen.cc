@@ -1,0 +1,366 @@
+#include "sim/coarsen.h"
+
+#include <algorithm>
+#include <map>
+#include <queue>
+#include <set>
+#include <unordered_map>
+
+#include "common/error.h"
+#include "common/files.h"
+
+namespace placeto {
+
+namespace {
+
+// The group graph during contraction: weighted adjacency both ways, costs, and a version per
+// group that invalidates stale queue entries.
+class Contraction {
+ public:
+  explicit Contraction(const Graph& g) : n_(g.num_nodes()) {
+    out_.resize(n_);
+    in_.resize(n_);
+    cost_.resize(n_);
+    alive_.assign(n_, 1);
+    version_.assign(n_, 0);
+    parent_.resize(n_);
+    for (NodeId v = 0; v < n_; ++v) {
+      parent_[v] = v;
+      cost_[v] = g.cost_us(v);
+    }
+    // A tensor counts once per consuming op's node; bytes + 1 so zero-byte control edges still
+    // attract their endpoints a little.
+    for (EdgeId e = 0; e < g.num_edges(); ++e) {
+      const double w = static_cast<double>(g.edge_bytes(e)) + 1.0;
+      out_[g.edge_src(e)][g.edge_dst(e)] += w;
+      in_[g.edge_dst(e)][g.edge_src(e)] += w;
+    }
+    groups_ = n_;
+  }
+
+  int groups() const { return groups_; }
+  int find(int v) {
+    while (parent_[v] != v) v = parent_[v] = parent_[parent_[v]];
+    return v;
+  }
+  bool alive(int a) const { return alive_[a]; }
+  uint32_t version(int a) const { return version_[a]; }
+  double cost(int a) const { return cost_[a]; }
+  const std::unordered_map<int, double>& out(int a) const { return out_[a]; }
+  const std::unordered_map<int, double>& in(int a) const { return in_[a]; }
+
+  // True if some path a -> x -> ... -> b exists besides a direct edge a -> b.
+  bool other_path(int a, int b) {
+    ++stamp_;
+    if (mark_.size() < static_cast<size_t>(n_)) mark_.assign(n_, 0);
+    stack_.clear();
+    for (const auto& [x, w] : out_[a])
+      if (x != b) {
+        mark_[x] = stamp_;
+        stack_.push_back(x);
+      }
+    while (!stack_.empty()) {
+      const int x = stack_.back();
+      stack_.pop_back();
+      if (x == b) return true;
+      for (const auto& [y, w] : out_[x])
+        if (mark_[y] != stamp_) {
+          mark_[y] = stamp_;
+          stack_.push_back(y);
+        }
+    }
+    return false;
+  }
+
+  // Merges b into a.  REQUIRES: the result is acyclic.
+  void merge(int a, int b) {
+    for (const auto& [x, w] : out_[b]) {
+      in_[x].erase(b);
+      if (x == a) continue;
+      out_[a][x] += w;
+      in_[x][a] += w;
+    }
+    for (const auto& [x, w] : in_[b]) {
+      out_[x].erase(b);
+      if (x == a) continue;
+      in_[a][x] += w;
+      out_[x][a] += w;
+    }
+    out_[a].erase(b);
+    in_[a].erase(b);
+    out_[b].clear();
+    in_[b].clear();
+    cost_[a] += cost_[b];
+    alive_[b] = 0;
+    parent_[b] = a;
+    ++version_[a];
+    ++version_[b];
+    --groups_;
+  }
+
+ private:
+  int n_;
+  int groups_;
+  std::vector<std::unordered_map<int, double>> out_, in_;
+  std::vector<double> cost_;
+  std::vector<char> alive_;
+  std::vector<uint32_t> version_;
+  std::vector<int> parent_;
+  std::vector<uint32_t> mark_;
+  uint32_t stamp_ = 0;
+  std::vector<int> stack_;
+};
+
+// Heavy edges between cheap groups first: a group runs as one op, so merging expensive ops
+// loses more parallelism than merging cheap ones (measured in docs/FAMILIES.md).
+double score(double weight, double cost_a, double cost_b, double scale) {
+  return weight / (cost_a + cost_b + scale);
+}
+
+struct Candidate {
+  double weight;
+  int a, b;  // edge a -> b
+  uint32_t va, vb;
+  bool operator<(const Candidate& o) const {  // max-heap on weight, then smallest ids
+    if (weight != o.weight) return weight < o.weight;
+    if (a != o.a) return a > o.a;
+    return b > o.b;
+  }
+};
+
+// Group ids of the live groups renumbered 0..k-1 in a topological order of the groups.
+std::vector<int32_t> dense_groups(const Graph& g, Contraction& c) {
+  const int n = g.num_nodes();
+  std::vector<int32_t> raw(n);
+  for (int v = 0; v < n; ++v) raw[v] = c.find(v);
+  return raw;
+}
+
+// Renumbers arbitrary group labels to 0..k-1 in a topological order of the group graph
+// (Kahn's algorithm, ties by the smallest original op).  Returns k, or -1 if cyclic.
+int topo_renumber(const Graph& g, std::vector<int32_t>* group) {
+  const int n = g.num_nodes();
+  std::map<int32_t, int> index;
+  for (int v = 0; v < n; ++v) index.emplace((*group)[v], 0);
+  int k = 0;
+  for (auto& [label, i] : index) i = k++;
+  std::vector<int> first(k, n);
+  std::vector<int32_t> gid(n);
+  for (int v = 0; v < n; ++v) {
+    gid[v] = index[(*group)[v]];
+    first[gid[v]] = std::min(first[gid[v]], v);
+  }
+  std::vector<std::set<int>> succ(k);
+  std::vector<int> indeg(k, 0);
+  for (EdgeId e = 0; e < g.num_edges(); ++e) {
+    const int a = gid[g.edge_src(e)], b = gid[g.edge_dst(e)];
+    if (a != b && succ[a].insert(b).second) ++indeg[b];
+  }
+  std::priority_queue<std::pair<int, int>, std::vector<std::pair<int, int>>, std::greater<>> ready;
+  for (int a = 0; a < k; ++a)
+    if (indeg[a] == 0) ready.push({first[a], a});
+  std::vector<int> order_of(k, -1);
+  int next = 0;
+  while (!ready.empty()) {
+    const int a = ready.top().second;
+    ready.pop();
+    order_of[a] = next++;
+    for (int b : succ[a])
+      if (--indeg[b] == 0) ready.push({first[b], b});
+  }
+  if (next != k) return -1;
+  for (int v = 0; v < n; ++v) (*group)[v] = order_of[gid[v]];
+  return k;
+}
+
+}  // namespace
+
+CoarseGraph coarsen(const Graph& g, int max_nodes) {
+  PLACETO_CHECK_GE(max_nodes, 1);
+  const int n = g.num_nodes();
+  Contraction c(g);
+  double cap = g.total_cost_us() / max_nodes;
+  const double scale = 1e-3 * g.total_cost_us() / std::max(n, 1) + 1e-9;
+  while (c.groups() > max_nodes) {
+    // Contract the heaviest edges whose groups fit under the cost cap.
+    std::priority_queue<Candidate> queue;
+    for (int a = 0; a < n; ++a)
+      if (c.alive(a))
+        for (const auto& [b, w] : c.out(a))
+          queue.push({score(w, c.cost(a), c.cost(b), scale), a, b, c.version(a), c.version(b)});
+    bool merged = false;
+    while (!queue.empty() && c.groups() > max_nodes) {
+      Candidate cand = queue.top();
+      queue.pop();
+      if (!c.alive(cand.a) || !c.alive(cand.b) || c.version(cand.a) != cand.va ||
+          c.version(cand.b) != cand.vb)
+        continue;
+      if (c.cost(cand.a) + c.cost(cand.b) > cap) continue;
+      if (c.other_path(cand.a, cand.b)) continue;
+      c.merge(cand.a, cand.b);
+      merged = true;
+      for (const auto& [x, w] : c.out(cand.a))
+        queue.push({score(w, c.cost(cand.a), c.cost(x), scale), cand.a, x, c.version(cand.a),
+                    c.version(x)});
+      for (int y = 0; y < n; ++y)
+        if (c.alive(y)) {
+          auto it = c.out(y).find(cand.a);
+          if (it != c.out(y).end())
+            queue.push({score(it->second, c.cost(y), c.cost(cand.a), scale), y, cand.a,
+                        c.version(y), c.version(cand.a)});
+        }
+    }
+    if (c.groups() <= max_nodes) break;
+    if (!merged && cap >= g.total_cost_us()) {
+      // No edge can be contracted: merge the two consecutive groups of a topological order
+      // with the smallest combined cost (consecutive groups have no path between them other
+      // than a direct edge, so the result stays acyclic).
+      std::vector<int32_t> labels = dense_groups(g, c);
+      const int k = topo_renumber(g, &labels);
+      PLACETO_CHECK_GT(k, 1);
+      std::vector<int> rep(k, -1);
+      for (int v = 0; v < n; ++v)
+        if (rep[labels[v]] < 0) rep[labels[v]] = c.find(v);
+      int best = 0;
+      for (int i = 1; i + 1 < k; ++i)
+        if (c.cost(rep[i]) + c.cost(rep[i + 1]) < c.cost(rep[best]) + c.cost(rep[best + 1]))
+          best = i;
+      c.merge(rep[best], rep[best + 1]);
+    }
+    if (!merged) cap *= 2;
+  }
+  std::vector<int32_t> group = dense_groups(g, c);
+  const int k = topo_renumber(g, &group);
+  PLACETO_CHECK_GT(k, 0);
+  return build_coarse_graph(g, group, k);
+}
+
+CoarseGraph chunk_topological(const Graph& g, int k) {
+  PLACETO_CHECK_GE(k, 1);
+  const int n = g.num_nodes();
+  k = std::min(k, std::max(n, 1));
+  std::vector<int32_t> group(n);
+  const auto& order = g.topo_order();
+  for (int i = 0; i < n; ++i)
+    group[order[i]] = static_cast<int32_t>(static_cast<int64_t>(i) * k / n);
+  return build_coarse_graph(g, group, k);
+}
+
+CoarseGraph build_coarse_graph(const Graph& g, const std::vector<int32_t>& group_in, int k) {
+  const int n = g.num_nodes();
+  PLACETO_CHECK_EQ(static_cast<int>(group_in.size()), n);
+  std::vector<int32_t> group = group_in;
+  for (int v = 0; v < n; ++v) PLACETO_CHECK(group[v] >= 0 && group[v] < k);
+  if (topo_renumber(g, &group) != k)
+    throw InputError("graph '" + g.name() + "': the grouping has a cycle between groups, or " +
+                     "leaves a group empty");
+  // Cut tensors: (op, output) -> groups that read it from elsewhere.
+  std::map<std::pair<NodeId, int>, std::set<int32_t>> readers;
+  for (EdgeId e = 0; e < g.num_edges(); ++e) {
+    const NodeId s = g.edge_src(e), t = g.edge_dst(e);
+    if (group[s] != group[t]) readers[{s, g.edge_out(e)}].insert(group[t]);
+  }
+  // Per (src group, dst group): the set of tensors it carries.
+  std::map<std::pair<int32_t, int32_t>, std::vector<std::pair<NodeId, int>>> carried;
+  for (const auto& [tensor, groups] : readers)
+    for (int32_t b : groups) carried[{group[tensor.first], b}].push_back(tensor);
+  // Outputs of each group: one per distinct carried set, in order of first use.
+  std::vector<std::vector<std::vector<std::pair<NodeId, int>>>> outputs(k);
+  std::vector<std::tuple<int32_t, int32_t, int>> edges;
+  for (const auto& [pair, tensors] : carried) {
+    auto& outs = outputs[pair.first];
+    int idx = static_cast<int>(std::find(outs.begin(), outs.end(), tensors) - outs.begin());
+    if (idx == static_cast<int>(outs.size())) outs.push_back(tensors);
+    edges.emplace_back(pair.first, pair.second, idx);
+  }
+  std::vector<double> cost(k, 0.0);
+  std::vector<int64_t> params(k, 0);
+  std::vector<NodeId> first(k, -1);
+  std::vector<int> size(k, 0);
+  for (NodeId v : g.topo_order()) {
+    cost[group[v]] += g.cost_us(v);
+    params[group[v]] += g.param_bytes(v);
+    if (first[group[v]] < 0) first[group[v]] = v;
+    ++size[group[v]];
+  }
+  GraphBuilder b(g.name() + "_coarse");
+  b.set_name(g.name() + "_coarse" + std::to_string(k));
+  for (int a = 0; a < k; ++a) {
+    std::vector<int64_t> out_bytes;
+    for (const auto& tensors : outputs[a]) {
+      int64_t bytes = 0;
+      for (const auto& [v, o] : tensors) bytes += g.out_bytes(v, o);
+      out_bytes.push_back(bytes);
+    }
+    b.add_node("g" + std::to_string(a) + ":" + g.node_name(first[a]) +
+                   (size[a] > 1 ? "+" + std::to_string(size[a] - 1) : ""),
+               size[a] == 1 ? g.op_type(first[a]) : "Group", cost[a], out_bytes, params[a]);
+  }
+  for (const auto& [s, t, o] : edges) b.add_edge(s, t, o);
+  CoarseGraph c;
+  c.graph = b.build();
+  c.group = std::move(group);
+  return c;
+}
+
+int64_t cut_bytes(const Graph& g, const std::vector<int32_t>& group) {
+  std::set<std::tuple<NodeId, int, int32_t>> seen;
+  int64_t total = 0;
+  for (EdgeId e = 0; e < g.num_edges(); ++e) {
+    const NodeId s = g.edge_src(e), t = g.edge_dst(e);
+    if (group[s] == group[t]) continue;
+    if (seen.insert({s, g.edge_out(e), group[t]}).second) total += g.edge_bytes(e);
+  }
+  return total;
+}
+
+Placement ungroup(const CoarseGraph& c, const Placement& coarse) {
+  PLACETO_CHECK_EQ(static_cast<int>(coarse.device.size()), c.graph.num_nodes());
+  Placement fine(coarse.num_devices, static_cast<int>(c.group.size()));
+  for (size_t v = 0; v < c.group.size(); ++v) fine.device[v] = coarse.device[c.group[v]];
+  return fine;
+}
+
+Json coarse_map_to_json(const Graph& fine, const CoarseGraph& c) {
+  Json map = Json::object();
+  for (NodeId v = 0; v < fine.num_nodes(); ++v) map[fine.node_name(v)] = c.group[v];
+  return Json{{"format", "placeto-coarse-map"}, {"version", 1},
+              {"graph", fine.name()},           {"coarse_graph", c.graph.name()},
+              {"groups", c.graph.num_nodes()},  {"map", map}};
+}
+
+void save_coarse_map(const Graph& fine, const CoarseGraph& c, const std::string& path) {
+  write_file_atomic(path, coarse_map_to_json(fine, c).dump(1) + "\n");
+}
+
+CoarseGraph load_coarse_map(const std::string& path, const Graph& fine) {
+  Json doc = parse_json_file(path);
+  JsonField root(doc, path, "");
+  root.expect_object();
+  if (root.at("format").as_string() != "placeto-coarse-map")
+    root.at("format").fail("expected \"placeto-coarse-map\"");
+  if (root.at("version").as_int() != 1) root.at("version").fail("unsupported version");
+  const int64_t k = root.at("groups").as_nonnegative_int();
+  if (k < 1) root.at("groups").fail("must be >= 1");
+  JsonField map = root.at("map");
+  map.expect_object();
+  std::vector<int32_t> group(fine.num_nodes(), -1);
+  for (auto it = map.value().begin(); it != map.value().end(); ++it) {
+    const NodeId v = fine.find(it.key());
+    JsonField f(it.value(), path, "map." + it.key());
+    if (v < 0) f.fail("no op of that name in graph '" + fine.name() + "'");
+    const int64_t gid = f.as_nonnegative_int();
+    if (gid >= k)
+      f.fail("group " + std::to_string(gid) + " is out of range [0, " + std::to_string(k) + ")");
+    group[v] = static_cast<int32_t>(gid);
+  }
+  for (NodeId v = 0; v < fine.num_nodes(); ++v)
+    if (group[v] < 0) map.fail("op '" + fine.node_name(v) + "' has no group");
+  try {
+    return build_coarse_graph(fine, group, static_cast<int>(k));
+  } catch (const InputError& e) {
+    root.fail(e.what());
+  }
+}
+
+}  // namespace placeto

@@ -1,0 +1,51 @@
+// Coarsening a graph into at most K groups of ops, and mapping a placement of the groups back
+// to every op.  Placeto places grouped graphs (a few hundred nodes); large imported graphs are
+// coarsened the same way.  Merges keep the group graph acyclic, costs and parameters add, and
+// the tensors cut by the grouping become the coarse graph's edges (docs/FAMILIES.md states
+// the heuristic).  Pure functions; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/json_util.h"
+#include "sim/graph.h"
+
+namespace placeto {
+
+struct CoarseGraph {
+  Graph graph;                 // one node per group, in a topological order of the groups
+  std::vector<int32_t> group;  // per original op: its node in `graph`
+};
+
+// Groups ops by greedy contraction of edges in order of bytes carried per microsecond of
+// compute of the two groups, under a cost cap that starts at total cost / K and doubles when
+// no merge fits; a merge is taken only if
+// the group graph stays acyclic.  When no edge can be contracted, consecutive groups of a
+// topological order are merged (always acyclic).  REQUIRES: max_nodes >= 1.
+CoarseGraph coarsen(const Graph& g, int max_nodes);
+
+// The naive baseline: the topological order cut into `k` runs of (nearly) equal op counts.
+CoarseGraph chunk_topological(const Graph& g, int k);
+
+// The coarse graph of any acyclic grouping (group ids in [0, k), every id used).  Each group
+// gets one output per distinct set of cut tensors it sends (a tensor read by several groups
+// is one output), so the compatible simulator sends a shared tensor once, as it would
+// ungrouped.  Throws InputError if the grouping is cyclic.
+CoarseGraph build_coarse_graph(const Graph& g, const std::vector<int32_t>& group, int k);
+
+// Bytes crossing groups: each tensor (op, output) counted once per other group reading it.
+int64_t cut_bytes(const Graph& g, const std::vector<int32_t>& group);
+
+// Every op gets the device of its group.  REQUIRES: coarse placement for c.graph.
+Placement ungroup(const CoarseGraph& c, const Placement& coarse);
+
+// The group map file: {"format": "placeto-coarse-map", "version": 1, "graph": name,
+// "coarse_graph": name, "groups": K, "map": {"<op name>": group index}}.
+Json coarse_map_to_json(const Graph& fine, const CoarseGraph& c);
+void save_coarse_map(const Graph& fine, const CoarseGraph& c, const std::string& path);
+// Rebuilds the CoarseGraph of `fine` from a map file; errors name the file and the op.
+CoarseGraph load_coarse_map(const std::string& path, const Graph& fine);
+
+}  // namespace placeto

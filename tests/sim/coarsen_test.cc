@@ -1,0 +1,137 @@
+// Coarsening: the coarse graph is acyclic with at most K nodes, costs and parameters are
+// conserved, every op maps to a group, cut tensors become edges, and placements map back.
+#include "sim/coarsen.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <random>
+
+#include "common/error.h"
+#include "sim/families/family.h"
+#include "sim/graph_io.h"
+#include "sim/simulator.h"
+
+namespace placeto {
+namespace {
+
+Graph family_graph(const std::string& family, int index) {
+  FamilySpec spec;
+  spec.family = family;
+  return generate_graph(spec, index, 3);
+}
+
+void expect_valid(const Graph& g, const CoarseGraph& c, int k) {
+  ASSERT_EQ(static_cast<int>(c.group.size()), g.num_nodes());
+  EXPECT_LE(c.graph.num_nodes(), k);
+  EXPECT_EQ(static_cast<int>(c.graph.topo_order().size()), c.graph.num_nodes());  // acyclic
+  std::vector<int> members(c.graph.num_nodes(), 0);
+  for (int32_t gid : c.group) {
+    ASSERT_GE(gid, 0);
+    ASSERT_LT(gid, c.graph.num_nodes());
+    ++members[gid];
+  }
+  for (int m : members) EXPECT_GT(m, 0);
+  EXPECT_NEAR(c.graph.total_cost_us(), g.total_cost_us(), 1e-6 * g.total_cost_us());
+  int64_t params = 0, coarse_params = 0;
+  for (NodeId v = 0; v < g.num_nodes(); ++v) params += g.param_bytes(v);
+  for (NodeId v = 0; v < c.graph.num_nodes(); ++v) coarse_params += c.graph.param_bytes(v);
+  EXPECT_EQ(params, coarse_params);
+  // Every cut edge of the fine graph appears between the same groups; no coarse edge
+  // without a cut edge.
+  for (EdgeId e = 0; e < g.num_edges(); ++e) {
+    const int32_t a = c.group[g.edge_src(e)], b = c.group[g.edge_dst(e)];
+    if (a == b) continue;
+    bool found = false;
+    for (int i = c.graph.child_begin(a); i < c.graph.child_end(a); ++i)
+      found = found || c.graph.edge_dst(c.graph.child_edges()[i]) == b;
+    EXPECT_TRUE(found);
+  }
+  // Total bytes on coarse edges (each output once per destination) equal the cut bytes.
+  int64_t coarse_cut = 0;
+  for (EdgeId e = 0; e < c.graph.num_edges(); ++e) coarse_cut += c.graph.edge_bytes(e);
+  EXPECT_EQ(coarse_cut, cut_bytes(g, c.group));
+}
+
+TEST(Coarsen, FamilyGraphsStayAcyclicAndConserveCosts) {
+  for (const char* family : {"cifar10", "ptb", "nmt"}) {
+    SCOPED_TRACE(family);
+    Graph g = family_graph(family, 1);
+    for (int k : {1, 7, 40, 120}) {
+      CoarseGraph c = coarsen(g, k);
+      expect_valid(g, c, k);
+    }
+    // Asking for more groups than ops keeps every op alone.
+    CoarseGraph same = coarsen(g, g.num_nodes() + 5);
+    EXPECT_EQ(same.graph.num_nodes(), g.num_nodes());
+    expect_valid(g, chunk_topological(g, 40), 40);
+  }
+}
+
+TEST(Coarsen, CutsLessThanTopologicalChunking) {
+  for (const char* family : {"cifar10", "ptb", "nmt"}) {
+    Graph g = family_graph(family, 2);
+    EXPECT_LT(cut_bytes(g, coarsen(g, 40).group), cut_bytes(g, chunk_topological(g, 40).group))
+        << family;
+  }
+}
+
+TEST(Coarsen, UngroupGivesEveryOpItsGroupsDevice) {
+  Graph g = family_graph("ptb", 0);
+  CoarseGraph c = coarsen(g, 30);
+  std::mt19937_64 rng(1);
+  Placement coarse(3, c.graph.num_nodes());
+  for (auto& d : coarse.device) d = static_cast<int32_t>(rng() % 3);
+  Placement fine = ungroup(c, coarse);
+  ASSERT_EQ(fine.num_devices, 3);
+  ASSERT_EQ(static_cast<int>(fine.device.size()), g.num_nodes());
+  for (NodeId v = 0; v < g.num_nodes(); ++v) EXPECT_EQ(fine.device[v], coarse.device[c.group[v]]);
+  validate_placement(g, fine, "ungrouped");
+  // Both simulate; all ops on one device give the same total compute either way.
+  Cluster one = default_cluster(1);
+  Simulator fs(g, one), cs(c.graph, one);
+  Placement f1(1, g.num_nodes(), 0), c1(1, c.graph.num_nodes(), 0);
+  EXPECT_GT(fs.simulate(f1).runtime_us, cs.simulate(c1).runtime_us);  // fewer gaps coarse
+}
+
+TEST(Coarsen, MapFileRoundTripsAndRejectsBadMaps) {
+  Graph g = family_graph("nmt", 0);
+  CoarseGraph c = coarsen(g, 25);
+  const std::string path = (std::filesystem::temp_directory_path() / "placeto_map.json").string();
+  save_coarse_map(g, c, path);
+  CoarseGraph back = load_coarse_map(path, g);
+  EXPECT_EQ(back.group, c.group);
+  EXPECT_EQ(back.graph.num_nodes(), c.graph.num_nodes());
+  // A grouping that puts a forward op and its gradient in one group and the op between them
+  // in another is cyclic.
+  std::vector<int32_t> bad(g.num_nodes(), 0);
+  const NodeId loss = g.find("loss");
+  ASSERT_GE(loss, 0);
+  bad[loss] = 1;
+  EXPECT_THROW(build_coarse_graph(g, bad, 2), InputError);
+}
+
+TEST(Coarsen, SmallHandGraph) {
+  // a -> b -> d, a -> c -> d with a heavy a->b edge: a and b group first.
+  GraphBuilder b("hand");
+  b.add_node("a", "op", 1, {1000, 10});
+  b.add_node("b", "op", 1, {10});
+  b.add_node("c", "op", 1, {10});
+  b.add_node("d", "op", 1, {});
+  b.add_edge("a", "b", 0);
+  b.add_edge("a", "c", 1);
+  b.add_edge("b", "d");
+  b.add_edge("c", "d");
+  Graph g = b.build();
+  CoarseGraph c = coarsen(g, 3);
+  expect_valid(g, c, 3);
+  EXPECT_EQ(c.group[0], c.group[1]);
+  CoarseGraph two = coarsen(g, 2);
+  expect_valid(g, two, 2);
+  CoarseGraph one = coarsen(g, 1);
+  EXPECT_EQ(one.graph.num_nodes(), 1);
+  EXPECT_EQ(one.graph.num_edges(), 0);
+}
+
+}  // namespace
+}  // namespace placeto
