@@ -68,6 +68,30 @@ bool agree_to_stop(Collective& coll) {
   return false;
 }
 
+// FNV-1a over the bytes of the flat parameter vector.
+uint64_t params_hash(const std::vector<float>& params) {
+  uint64_t h = 1469598103934665603ull;
+  const auto* b = reinterpret_cast<const unsigned char*>(params.data());
+  for (size_t i = 0; i < params.size() * sizeof(float); ++i) {
+    h ^= b[i];
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+// Proves that every rank holds bit-identical parameters; throws SystemError otherwise.
+void verify_identical_params(Trainer& trainer, Collective& coll) {
+  const uint64_t h = params_hash(trainer.state().params);
+  std::vector<double> all = coll.all_gather(
+      {static_cast<double>(h >> 32), static_cast<double>(h & 0xffffffffull)});
+  for (int r = 0; r < coll.size(); ++r)
+    if (all[2 * r] != all[0] || all[2 * r + 1] != all[1])
+      throw SystemError("parameters differ between rank 0 and rank " + std::to_string(r) +
+                        " at iteration " + std::to_string(trainer.iteration()));
+  spdlog::info("parameters identical on all {} ranks at iteration {} (hash {:016x})", coll.size(),
+               trainer.iteration(), h);
+}
+
 }  // namespace
 
 int run_training(const RunOptions& options, Collective& coll) {
@@ -162,12 +186,14 @@ int run_training(const RunOptions& options, Collective& coll) {
           progress->update(s.iteration, extra);
         }
         if (s.iteration % cfg.checkpoint_every == 0) {
+          verify_identical_params(trainer, coll);
           publish();
           last_saved = s.iteration;
         }
       });
   if (trainer.iteration() != last_saved) publish();
   if (progress) progress->finish();
+  verify_identical_params(trainer, coll);
   if (stopped) {
     spdlog::warn("stopped by a signal at iteration {}: checkpointed; exit code {} asks to be "
                  "run again with --resume auto",

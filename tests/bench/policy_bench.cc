@@ -1,0 +1,81 @@
+// Policy and training speed on one thread: the per-step forward of a rollout, and whole
+// training episodes (rollout + batched loss + backward) with the simulator/network split.
+// Run: build/bin/policy_bench  (see docs/PERFORMANCE.md)
+#include <benchmark/benchmark.h>
+#include <torch/torch.h>
+
+#include "actors/rollout.h"
+#include "learner/loss.h"
+#include "sim/random_graph.h"
+
+namespace placeto {
+namespace {
+
+Graph bench_graph(int n) {
+  RandomGraphOptions o;
+  o.num_nodes = n;
+  o.seed = 11;
+  return make_random_graph(o);
+}
+
+void BM_PolicyStep(benchmark::State& state) {
+  torch::set_num_threads(1);
+  torch::manual_seed(0);
+  const int n = static_cast<int>(state.range(0));
+  PolicyConfig pc;
+  pc.num_devices = 4;
+  PolicyNet net(pc);
+  Graph g = bench_graph(n);
+  Cluster c = default_cluster(4);
+  GraphTensors gt = make_graph_tensors(g, false);
+  PlacementEnv env(g, c, EnvConfig{});
+  std::mt19937_64 rng(1);
+  env.reset(rng);
+  torch::NoGradGuard no_grad;
+  torch::Tensor x = torch::empty({1, n, net->feature_width()});
+  torch::Tensor cur = torch::zeros({1}, torch::kInt64);
+  for (auto _ : state) {
+    build_features(env, pc.features, x.data_ptr<float>());
+    torch::Tensor logits = net->forward(x, cur, gt);
+    benchmark::DoNotOptimize(logits.data_ptr<float>());
+  }
+  state.counters["nodes"] = n;
+}
+BENCHMARK(BM_PolicyStep)->Arg(50)->Arg(200)->Arg(500)->Unit(benchmark::kMicrosecond);
+
+void BM_TrainingEpisode(benchmark::State& state) {
+  torch::set_num_threads(1);
+  torch::manual_seed(0);
+  const int n = static_cast<int>(state.range(0));
+  PolicyConfig pc;
+  pc.num_devices = 4;
+  PolicyNet net(pc);
+  Graph g = bench_graph(n);
+  Cluster c = default_cluster(4);
+  GraphTensors gt = make_graph_tensors(g, false);
+  PlacementEnv env(g, c, EnvConfig{});
+  std::mt19937_64 rng(1);
+  double sim_s = 0, policy_s = 0, backward_s = 0;
+  for (auto _ : state) {
+    EpisodeRecord rec = run_episode(net, gt, env, rng, ActionMode::kSample);
+    auto t0 = std::chrono::steady_clock::now();
+    std::vector<double> adv = rec.returns();
+    net->zero_grad();
+    episode_loss(net, gt, rec, adv, 0.01).loss.backward();
+    backward_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    sim_s += rec.sim_seconds;
+    policy_s += rec.policy_seconds;
+  }
+  const double total = sim_s + policy_s + backward_s;
+  state.counters["episodes_per_s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["sim_share"] = sim_s / total;
+  state.counters["rollout_net_share"] = policy_s / total;
+  state.counters["loss_backward_share"] = backward_s / total;
+}
+BENCHMARK(BM_TrainingEpisode)->Arg(50)->Arg(200)->Unit(benchmark::kMillisecond)->MinTime(3.0);
+
+}  // namespace
+}  // namespace placeto
+
+BENCHMARK_MAIN();
