@@ -17,6 +17,7 @@ double Cluster::transfer_time_us(int64_t bytes, int src, int dst) const {
   if (src == dst) return 0;
   if (mode == SimMode::kCompatible)
     return static_cast<double>(bytes) / compat.transfer_bytes_per_us;
+  PLACETO_CHECK_EQ(links.size(), devices.size() * devices.size());  // derive_links() ran
   const LinkSpec& l = link(src, dst);
   return l.latency_us + static_cast<double>(bytes) / l.bytes_per_us;
 }
@@ -25,6 +26,7 @@ double Cluster::transfer_busy_us(int64_t bytes, int src, int dst) const {
   if (src == dst) return 0;
   if (mode == SimMode::kCompatible)
     return static_cast<double>(bytes) / compat.transfer_bytes_per_us + compat.delta2_us;
+  PLACETO_CHECK_EQ(links.size(), devices.size() * devices.size());  // derive_links() ran
   return static_cast<double>(bytes) / link(src, dst).bytes_per_us + hetero.transfer_gap_us;
 }
 

@@ -81,7 +81,9 @@ struct Cluster {
   bool heterogeneous() const { return mode == SimMode::kHeterogeneous; }
   bool has_memory_limits() const;
   // REQUIRES: derive_links() ran after the last change to devices or overrides.
-  const LinkSpec& link(int src, int dst) const { return links[src * num_devices() + dst]; }
+  const LinkSpec& link(int src, int dst) const {
+    return links[static_cast<size_t>(src) * devices.size() + dst];
+  }
   // Fills `links` from the devices' profiles and nodes, then applies the overrides: devices
   // on one node use the slower of their intra-node links (max latency), devices on different
   // nodes the slower of their network links.  Throws InputError on unknown profiles or

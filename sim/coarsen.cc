@@ -202,13 +202,9 @@ CoarseGraph coarsen(const Graph& g, int max_nodes) {
       for (const auto& [x, w] : c.out(cand.a))
         queue.push({score(w, c.cost(cand.a), c.cost(x), scale), cand.a, x, c.version(cand.a),
                     c.version(x)});
-      for (int y = 0; y < n; ++y)
-        if (c.alive(y)) {
-          auto it = c.out(y).find(cand.a);
-          if (it != c.out(y).end())
-            queue.push({score(it->second, c.cost(y), c.cost(cand.a), scale), y, cand.a,
-                        c.version(y), c.version(cand.a)});
-        }
+      for (const auto& [y, w] : c.in(cand.a))
+        queue.push({score(w, c.cost(y), c.cost(cand.a), scale), y, cand.a, c.version(y),
+                    c.version(cand.a)});
     }
     if (c.groups() <= max_nodes) break;
     if (!merged && cap >= g.total_cost_us()) {

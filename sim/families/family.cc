@@ -43,7 +43,7 @@ FamilySpec default_family_spec(const std::string& family) {
   s.family = family;
   if (family == "cifar10") {
     s.batch = 128;
-    s.width = 64;
+    s.width = 36;
     s.cell_nodes = 5;
     s.layers = 2;
   } else if (family == "ptb") {

@@ -1,5 +1,6 @@
 // The per-family graph generators behind generate_graph() (sim/families/family.h).  Internal
-// to sim/families.
+// to sim/families.  Each call builds one graph from its own FamilyRng; a FamilyRng is not
+// thread-safe.
 #pragma once
 
 #include <cstdint>

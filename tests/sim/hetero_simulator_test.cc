@@ -128,6 +128,25 @@ TEST(HeteroSimulator, BusSerialisesDestinationsPerLinkDoesNot) {
   }
 }
 
+TEST(HeteroSimulator, ProfileCapacityFlagsOverfullDevices) {
+  // 30 GB of weights fit an 80 GB H100 but not a 16 GB V100.
+  GraphBuilder b("big");
+  b.add_node("w", "Variable", 0, {}, 30'000'000'000);
+  b.add_node("a", "op", 10, {100});
+  b.add_edge("w", "a");
+  Graph g = b.build();
+  Placement p(2, 2, 0);
+  Cluster h100 = profile_cluster("h100", 1, 2);
+  Simulator sh(g, h100);
+  EXPECT_TRUE(sh.simulate(p).memory_ok);
+  Cluster v100 = profile_cluster("v100", 1, 2);
+  Simulator sv(g, v100);
+  const SimResult& r = sv.simulate(p);
+  EXPECT_FALSE(r.memory_ok);
+  EXPECT_TRUE(r.over_capacity[0]);
+  EXPECT_FALSE(r.over_capacity[1]);
+}
+
 // Conformance: a family graph under random placements on clusters of each kind.
 TEST(HeteroSimulator, ConformanceOnFamilyGraphs) {
   FamilySpec spec;
