@@ -107,13 +107,15 @@ PolicyNetImpl::PolicyNetImpl(const PolicyConfig& config) : config_(config) {
   classifier_out = register_module("classifier_out", torch::nn::Linear(h, config.num_devices));
 }
 
+// Internally embeddings are node-major, [N, T, H]: gathering and scattering whole rows of
+// T * H floats along dimension 0 is far cheaper than indexing dimension 1 of [T, N, H].
 torch::Tensor PolicyNetImpl::propagate(const torch::Tensor& h0, const torch::Tensor& src,
                                        const torch::Tensor& dst, torch::nn::Linear& f,
                                        torch::nn::Linear& g) {
   torch::Tensor h = h0;
   for (int r = 0; r < config_.rounds; ++r) {
-    torch::Tensor msg = torch::relu(f(h)).index_select(1, src);
-    torch::Tensor agg = torch::zeros_like(h).index_add(1, dst, msg);
+    torch::Tensor msg = torch::relu(f(h)).index_select(0, src);
+    torch::Tensor agg = torch::zeros_like(h).index_add(0, dst, msg);
     h = h0 + torch::relu(g(agg));
   }
   return h;
@@ -125,17 +127,17 @@ torch::Tensor PolicyNetImpl::sweep(const torch::Tensor& h0,
   // Sources (level 0) keep h = T(x) + g(0); each later level reads finished lower levels.
   torch::Tensor h = h0 + torch::relu(g(torch::zeros_like(h0)));
   for (const auto& level : levels) {
-    torch::Tensor msg = torch::relu(f(h.index_select(1, level.edge_src)));
-    torch::Tensor agg = torch::zeros({h.size(0), level.nodes.size(0), h.size(2)})
-                            .index_add(1, level.edge_local_dst, msg);
-    torch::Tensor upd = h0.index_select(1, level.nodes) + torch::relu(g(agg));
-    h = h.index_copy(1, level.nodes, upd);
+    torch::Tensor msg = torch::relu(f(h.index_select(0, level.edge_src)));
+    torch::Tensor agg = torch::zeros({level.nodes.size(0), h.size(1), h.size(2)})
+                            .index_add(0, level.edge_local_dst, msg);
+    torch::Tensor upd = h0.index_select(0, level.nodes) + torch::relu(g(agg));
+    h = h.index_copy(0, level.nodes, upd);
   }
   return h;
 }
 
-torch::Tensor PolicyNetImpl::embed(const torch::Tensor& x, const GraphTensors& gt) {
-  torch::Tensor h0 = torch::relu(node_transform(x));  // [T, N, H]
+torch::Tensor PolicyNetImpl::embed_node_major(const torch::Tensor& x, const GraphTensors& gt) {
+  torch::Tensor h0 = torch::relu(node_transform(x.transpose(0, 1)));  // [N, T, H]
   torch::Tensor hf, hb;
   if (config_.message_passing == "radial") {
     hf = propagate(h0, gt.src, gt.dst, f_fwd, g_fwd);
@@ -147,7 +149,11 @@ torch::Tensor PolicyNetImpl::embed(const torch::Tensor& x, const GraphTensors& g
     hf = h0;
     hb = h0;
   }
-  return torch::cat({hf, hb}, 2);
+  return torch::cat({hf, hb}, 2);  // [N, T, 2H]
+}
+
+torch::Tensor PolicyNetImpl::embed(const torch::Tensor& x, const GraphTensors& gt) {
+  return embed_node_major(x, gt).transpose(0, 1);
 }
 
 torch::Tensor PolicyNetImpl::forward(const torch::Tensor& x, const torch::Tensor& current,
@@ -159,12 +165,13 @@ torch::Tensor PolicyNetImpl::forward(const torch::Tensor& x, const torch::Tensor
                      ") but was given features of width " +
                      std::to_string(x.dim() == 3 ? x.size(2) : -1));
   const int64_t t = x.size(0);
-  torch::Tensor z = embed(x, gt);  // [T, N, 2H]
+  torch::Tensor z = embed_node_major(x, gt);  // [N, T, 2H]
   torch::Tensor anc = gt.ancestors.index_select(0, current);    // [T, N]
   torch::Tensor desc = gt.descendants.index_select(0, current);  // [T, N]
   auto pool = [&](const torch::Tensor& mask) {
-    torch::Tensor count = mask.sum(1, true).clamp_min(1.0);                  // [T, 1]
-    return torch::bmm(mask.unsqueeze(1), z).squeeze(1) / count;               // [T, 2H]
+    torch::Tensor count = mask.sum(1, true).clamp_min(1.0);           // [T, 1]
+    torch::Tensor sum = (mask.t().unsqueeze(2) * z).sum(0);             // [T, 2H]
+    return sum / count;
   };
   torch::Tensor parts_p = torch::relu(agg_parents(pool(anc)));
   torch::Tensor parts_c = torch::relu(agg_children(pool(desc)));
@@ -183,7 +190,7 @@ torch::Tensor PolicyNetImpl::forward(const torch::Tensor& x, const torch::Tensor
   } else {
     parts_par = torch::zeros({t, config_.hidden});
   }
-  torch::Tensor own = z.index({torch::arange(t), current});  // [T, 2H]
+  torch::Tensor own = z.index({current, torch::arange(t)});  // [T, 2H]
   torch::Tensor feat = torch::cat({parts_p, parts_c, parts_par, own}, 1);
   return classifier_out(torch::relu(classifier_hidden(feat)));
 }

@@ -70,6 +70,7 @@ class PolicyNetImpl : public torch::nn::Module {
  private:
   torch::Tensor propagate(const torch::Tensor& h0, const torch::Tensor& src,
                           const torch::Tensor& dst, torch::nn::Linear& f, torch::nn::Linear& g);
+  torch::Tensor embed_node_major(const torch::Tensor& x, const GraphTensors& gt);
   torch::Tensor sweep(const torch::Tensor& h0, const std::vector<GraphTensors::Level>& levels,
                       torch::nn::Linear& f, torch::nn::Linear& g);
 

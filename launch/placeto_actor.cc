@@ -1,6 +1,6 @@
 // placeto_actor: the distributed trainer.  Every MPI rank is an actor (episodes + gradients);
 // rank 0 is also the learner's bookkeeper (metrics, checkpoints).  Run it as
-//   mpirun -np 64 placeto_actor --config experiments/configs/ptb.yaml --run-dir runs/ptb \
+//   mpirun -np 64 placeto_actor --config experiments/configs/ptb.yaml --run-dir runs/ptb
 //       [--resume auto] [key=value ...]
 // or directly as one process.  Exit codes: 0 done, 2 bad input, 3 internal error,
 // 75 stopped by SIGTERM/SIGUSR1 after a checkpoint (run again with --resume auto).

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -113,6 +115,7 @@ int run_training(const RunOptions& options, Collective& coll) {
   lo.level = cfg.log_level;
   lo.file = run_dir + "/logs/rank_" + std::to_string(rank) + ".log";
   init_logging(lo);
+  spdlog::info("rank {} of {}: pid {}", rank, coll.size(), static_cast<long>(::getpid()));
 
   const std::string config_yaml = train_config_to_yaml(cfg);
   std::vector<NamedGraph> train = load_graph_split(cfg.family_dir, "train");
@@ -165,7 +168,14 @@ int run_training(const RunOptions& options, Collective& coll) {
     if (rank == 0) {
       CheckpointData data = trainer_state_to_checkpoint(st, layout, config_yaml, cfg.seed);
       stamp_checkpoint(&data);
-      std::string path = store.publish(data);
+      std::string path;
+      try {
+        path = store.publish(data);
+      } catch (const Error& e) {
+        throw SystemError(std::string("could not write the checkpoint of iteration ") +
+                          std::to_string(st.iteration) + " (" + e.what() +
+                          "); the previous checkpoint and LATEST are unchanged");
+      }
       spdlog::info("checkpoint {} (iteration {})", path, st.iteration);
     }
   };

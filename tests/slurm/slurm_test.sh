@@ -217,7 +217,7 @@ if ! "$bin/placeto" generate --family ptb --count 3 --seed 1 --out "$family" --t
   fail "placeto generate failed"
   finish
 fi
-iters=${PLACETO_SLURM_TEST_ITERATIONS:-60}
+iters=${PLACETO_SLURM_TEST_ITERATIONS:-40}
 
 job_field() { scontrol show job "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
 job_running() { [[ $(job_field "$1" JobState) == RUNNING ]]; }
