@@ -18,7 +18,10 @@ bin=${1:?usage: slurm_test.sh BIN_DIR}
 passed=0
 failed=0
 
-say() { echo "slurm_test: $*"; }
+# fd 3: the test's own output, also from traps that fire while a wait_for condition runs
+# with its output sent to /dev/null.
+exec 3>&1
+say() { echo "slurm_test: $*" >&3; }
 pass() {
   passed=$((passed + 1))
   say "PASS: $*"
@@ -83,7 +86,7 @@ show_logs() {
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
-  if ((failed > 0)); then show_logs; fi
+  if ((failed > 0)); then show_logs >&3 2>&3; fi
   if [[ -n ${SLURM_CONF:-} ]] && ((${#daemon_pids[@]} >= 2)); then
     # Jobs first, so that no trainer outlives its slurmd.
     scancel --quiet --full --user=root 2>/dev/null
@@ -112,7 +115,7 @@ cleanup() {
   exit "$rc"
 }
 trap cleanup EXIT
-trap 'fail "interrupted"; exit 1' INT TERM
+trap 'fail "interrupted"; finish' INT TERM
 
 # wait_for SECONDS WHAT COMMAND...: polls COMMAND every 0.25 s until it succeeds.
 wait_for() {
@@ -217,7 +220,7 @@ if ! "$bin/placeto" generate --family ptb --count 3 --seed 1 --out "$family" --t
   fail "placeto generate failed"
   finish
 fi
-iters=${PLACETO_SLURM_TEST_ITERATIONS:-40}
+iters=${PLACETO_SLURM_TEST_ITERATIONS:-24}
 
 job_field() { scontrol show job "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
 job_running() { [[ $(job_field "$1" JobState) == RUNNING ]]; }
