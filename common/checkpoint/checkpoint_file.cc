@@ -132,8 +132,11 @@ void write_checkpoint_hdf5(const std::string& path, const CheckpointData& d) {
                                        std::vector<uint8_t>(bytes.begin(), bytes.end())));
   f.create_group("/counters");
   for (const auto& [name, v] : d.counters) f.write_int_attr("/counters", name, v);
+  const std::string bytes = f.image();
   f.close();
-  fsync_file(path);
+  // Our own write (temporary, fsync, rename, fsync of the directory): a full disk fails here,
+  // with HDF5's state untouched.
+  write_file_atomic(path, bytes);
 }
 
 void write_checkpoint_file(const std::string& path, const CheckpointData& data) {

@@ -141,13 +141,25 @@ void H5File::fail(const std::string& object, const std::string& what) const {
 H5File H5File::create(const std::string& path) {
   quiet_hdf5_errors();
   H5Id fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
-  // Lock the file where the file system supports it; shared cluster file systems often do
-  // not, and a checkpoint must still be writable there (we write to a private .tmp anyway).
-  if (!fapl.valid() || H5Pset_file_locking(fapl.get(), 1, 1) < 0)
-    throw SystemError(path + ": cannot set up HDF5 file access: " + hdf5_reason());
-  hid_t id = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get());
+  if (!fapl.valid() || H5Pset_fapl_core(fapl.get(), 1 << 20, 0) < 0 ||
+      H5Pset_file_locking(fapl.get(), 0, 1) < 0)
+    throw SystemError(path + ": cannot set up an in-memory HDF5 file: " + hdf5_reason());
+  // A name that can never exist on disk, as in open_image().
+  hid_t id = H5Fcreate("/dev/null/placeto-checkpoint-new.h5", H5F_ACC_TRUNC, H5P_DEFAULT,
+                       fapl.get());
   if (id < 0) throw SystemError(path + ": cannot create HDF5 file: " + hdf5_reason());
   return H5File(path, H5Id(id, H5Fclose), true);
+}
+
+std::string H5File::image() {
+  PLACETO_CHECK(writing_ && file_.valid());
+  if (H5Fflush(file_.get(), H5F_SCOPE_GLOBAL) < 0) fail("", "cannot flush");
+  ssize_t size = H5Fget_file_image(file_.get(), nullptr, 0);
+  if (size < 0) fail("", "cannot get the file image");
+  std::string bytes(static_cast<size_t>(size), '\0');
+  if (H5Fget_file_image(file_.get(), bytes.data(), bytes.size()) != size)
+    fail("", "cannot copy the file image");
+  return bytes;
 }
 
 H5File H5File::open_image(const std::string& path, const std::string& bytes) {

@@ -48,8 +48,12 @@ class H5Id {
 
 class H5File {
  public:
-  // Creates (truncates) `path` for writing.
+  // Creates an HDF5 file for writing in memory only (core driver, no backing store): libhdf5
+  // never touches the disk, so a full disk cannot leave it with a half-closed file.  `path`
+  // is used in messages; take the bytes with image() and write them yourself.
   static H5File create(const std::string& path);
+  // Flushes and returns the file image (writing mode only).
+  std::string image();
   // Opens the HDF5 image `bytes` read-only in memory; `path` is used in messages only.
   static H5File open_image(const std::string& path, const std::string& bytes);
 
