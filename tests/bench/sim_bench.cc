@@ -6,13 +6,13 @@
 
 #include "sim/random_graph.h"
 #include "sim/simulator.h"
-#include "tests/sim/reference_simulator.h"
+#include "sim/hetero_simulator.h"
 
 namespace placeto {
 namespace {
 
-// SimT is Simulator (optimised) or ReferenceSimulator (one heap event per edge, a full sort
-// of memory records: the straightforward implementation), measured side by side.
+// SimT is Simulator (optimised) or HeteroSimulator running the compatible mode (one heap
+// event per edge release: the straightforward implementation), measured side by side.
 template <typename SimT, bool kMemory>
 void BM_Sim(benchmark::State& state) {
   RandomGraphOptions o;
@@ -39,7 +39,7 @@ void BM_Sim(benchmark::State& state) {
 }
 void BM_Simulate(benchmark::State& state) { BM_Sim<Simulator, true>(state); }
 void BM_SimulateRuntimeOnly(benchmark::State& state) { BM_Sim<Simulator, false>(state); }
-void BM_SimulateReference(benchmark::State& state) { BM_Sim<ReferenceSimulator, true>(state); }
+void BM_SimulateReference(benchmark::State& state) { BM_Sim<HeteroSimulator, true>(state); }
 BENCHMARK(BM_Simulate)->Args({100, 4})->Args({500, 4})->Args({2000, 4})->Args({500, 2})
     ->Args({500, 8})->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_SimulateRuntimeOnly)->Args({100, 4})->Args({500, 4})->Args({2000, 4})

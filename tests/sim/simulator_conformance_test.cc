@@ -1,12 +1,13 @@
 // The shared conformance suite of the simulator's modes, and equivalence of the optimised
-// compatible mode with the literal reference implementation on many random graphs.
+// compatible mode with the general per-edge event loop (HeteroSimulator run on a compatible
+// cluster) on many random graphs.
 #include <gtest/gtest.h>
 
 #include <random>
 
 #include "sim/random_graph.h"
 #include "sim/simulator.h"
-#include "tests/sim/reference_simulator.h"
+#include "sim/hetero_simulator.h"
 
 namespace placeto {
 namespace {
@@ -55,7 +56,7 @@ TEST(SimulatorEquivalence, OptimisedMatchesLiteralReference) {
   for (const Case& c : random_cases(400, 7)) {
     Cluster cl = default_cluster(c.placement.num_devices);
     Simulator fast(c.graph, cl);
-    ReferenceSimulator ref(c.graph, cl);
+    HeteroSimulator ref(c.graph, cl);
     const SimResult& a = fast.simulate(c.placement);
     const SimResult& b = ref.simulate(c.placement);
     ASSERT_EQ(a.runtime_us, b.runtime_us) << c.graph.name();
