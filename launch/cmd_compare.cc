@@ -15,6 +15,7 @@
 #include "common/files.h"
 #include "common/progress.h"
 #include "launch/commands.h"
+#include "sim/families/family.h"
 #include "launch/placer_cli.h"
 #include "sim/graph_io.h"
 #include "sim/placers/evaluation.h"
@@ -59,6 +60,14 @@ std::vector<std::string> list_graph_files(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw InputError("--graphs " + dir + ": not a directory");
   std::vector<std::string> files;
+  if (fs::exists(dir + "/manifest.json", ec)) {  // a generated family: all of its graphs
+    FamilyManifest m = load_family_manifest(dir);
+    std::vector<std::string> names = m.train;
+    names.insert(names.end(), m.test.begin(), m.test.end());
+    files = manifest_paths(dir, names);
+    std::sort(files.begin(), files.end());
+    return files;
+  }
   for (const auto& entry : fs::directory_iterator(dir, ec))
     if (entry.is_regular_file() && entry.path().extension() == ".json")
       files.push_back(entry.path().string());
