@@ -45,6 +45,8 @@ void ProgressLine::update(int64_t done, const std::string& extra) {
 
 void ProgressLine::finish(const std::string& extra) {
   finished_ = true;
+  // In logs the line of the last update() already says done == total; do not repeat it.
+  if (!tty_ && drawn_done_ == done_ && extra.empty()) return;
   draw(true, extra);
 }
 
@@ -59,6 +61,7 @@ void ProgressLine::draw(bool final_line, const std::string& extra) {
                 static_cast<long long>(done_), static_cast<long long>(total_), pct, rate,
                 unit_.c_str(), format_duration(elapsed).c_str(),
                 final_line ? "00:00" : format_duration(eta).c_str());
+  drawn_done_ = done_;
   std::string line = buf;
   if (!extra.empty()) line += "  " + extra;
   if (tty_)

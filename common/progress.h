@@ -33,6 +33,7 @@ class ProgressLine {
   bool tty_;
   bool finished_ = false;
   int64_t done_ = 0;
+  int64_t drawn_done_ = -1;
   std::chrono::steady_clock::time_point start_, last_draw_;
 };
 
