@@ -49,7 +49,10 @@ void YamlField::check_keys(const std::vector<std::string>& known) const {
   if (!defined()) return;
   if (!node_.IsMap()) fail("expected a mapping of keys to values");
   for (auto it = node_.begin(); it != node_.end(); ++it) {
-    std::string key = it->first.as<std::string>();
+    // A complex key ("? [a, b]: 1") is valid YAML but no key of ours; as<std::string>()
+    // would throw yaml-cpp's BadConversion.
+    if (!it->first.IsScalar()) fail("expected plain string keys, got a non-scalar key");
+    const std::string key = it->first.Scalar();
     bool ok = false;
     for (const auto& k : known) ok = ok || (k == key);
     if (!ok) {

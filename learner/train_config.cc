@@ -47,8 +47,18 @@ void apply_override(YAML::Node root, const std::string& arg) {
     throw InputError(msg);
   }
   YAML::Node v = parse_yaml_text(value, "command line override '" + arg + "'");
-  if (parts.size() == 1) root[leaf] = v;
-  else root[parts[0]][leaf] = v;
+  if (parts.size() == 1) {
+    root[leaf] = v;
+    return;
+  }
+  // Setting "env.start" when the file says "env: 3": yaml-cpp's operator[] would throw
+  // BadSubscript on the scalar.
+  const YAML::Node& const_root = root;
+  const YAML::Node section = const_root[parts[0]];
+  if (section.IsDefined() && !section.IsNull() && !section.IsMap())
+    throw InputError("command line: cannot apply override '" + arg + "': '" + parts[0] +
+                     "' in the config file is not a mapping");
+  root[parts[0]][leaf] = v;
 }
 
 }  // namespace

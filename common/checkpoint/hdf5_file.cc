@@ -175,7 +175,7 @@ H5File H5File::open_image(const std::string& path, const std::string& bytes) {
   const std::string image_name = "/dev/null/placeto-checkpoint-image.h5";
   hid_t id = H5Fopen(image_name.c_str(), H5F_ACC_RDONLY, fapl.get());
   if (id < 0) throw CheckpointCorruptError(path + ": HDF5 cannot open the file: " + hdf5_reason());
-  return H5File(path, H5Id(id, H5Fclose), false);
+  return H5File(path, H5Id(id, H5Fclose), false, bytes.size());
 }
 
 void H5File::create_group(const std::string& group) {
@@ -245,8 +245,18 @@ NamedArray H5File::read_array(const std::string& dataset) const {
   std::vector<hsize_t> dims(static_cast<size_t>(rank));
   if (rank > 0 && H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr) < 0)
     fail(dataset, "cannot read the dimensions");
+  // The dimensions come from the file: check their product before it sizes an allocation
+  // (a damaged file asked for 240 TiB; found by fuzzing, tests/fuzz/regressions/).
+  uint64_t total = dtype_size(a.dtype);
+  for (hsize_t d : dims)
+    if (__builtin_mul_overflow(total, static_cast<uint64_t>(d), &total) ||
+        total > static_cast<uint64_t>(INT64_MAX))
+      throw CheckpointCorruptError(path_ + ": " + dataset + ": impossible dimensions");
+  if (image_bytes_ > 0 && total > image_bytes_)
+    throw CheckpointCorruptError(path_ + ": " + dataset + ": claims " + std::to_string(total) +
+                                 " bytes of data in a file of " + std::to_string(image_bytes_));
   a.shape.assign(dims.begin(), dims.end());
-  a.bytes.resize(static_cast<size_t>(a.numel()) * dtype_size(a.dtype));
+  a.bytes.resize(static_cast<size_t>(total));
   if (a.numel() > 0 && H5Dread(dset.get(), h5_types(a.dtype).memory, H5S_ALL, H5S_ALL, H5P_DEFAULT,
                                a.bytes.data()) < 0)
     fail(dataset, "cannot read data");

@@ -85,8 +85,11 @@ class H5File {
   void close();
 
  private:
-  H5File(std::string path, H5Id file, bool writing)
-      : path_(std::move(path)), file_(std::move(file)), writing_(writing) {}
+  H5File(std::string path, H5Id file, bool writing, uint64_t image_bytes = 0)
+      : path_(std::move(path)),
+        file_(std::move(file)),
+        writing_(writing),
+        image_bytes_(image_bytes) {}
   [[noreturn]] void fail(const std::string& object, const std::string& what) const;
   H5Id open_object(const std::string& object) const;
   H5Id open_attr(const std::string& object, const std::string& name) const;
@@ -94,6 +97,9 @@ class H5File {
   std::string path_;
   H5Id file_;
   bool writing_ = false;
+  // Size of the image opened by open_image (0 otherwise): no dataset of ours (contiguous,
+  // uncompressed) can hold more bytes, so a larger claim is damage, refused before allocating.
+  uint64_t image_bytes_ = 0;
 };
 
 }  // namespace placeto

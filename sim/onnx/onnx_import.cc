@@ -4,6 +4,7 @@
 #include <onnx/shape_inference/implementation.h>
 #include <spdlog/spdlog.h>
 
+#include <map>
 #include <memory>
 #include <set>
 #include <unordered_map>
@@ -59,6 +60,7 @@ class Importer {
   ImportResult run(onnx::ModelProto& model) {
     check_model(model);
     fix_dynamic_dims(model);
+    spell_out_kernel_shapes(model);
     infer_shapes(model);
     const onnx::GraphProto& g = model.graph();
     collect_tensors(g);
@@ -105,6 +107,42 @@ class Importer {
                      d.dim_param());
         d.set_dim_value(1);
       }
+    }
+  }
+
+  // Debian's ONNX 1.12 Conv shape inference takes a missing kernel_shape from the weight's
+  // dims and then indexes the input's dims with it: a weight of higher rank than the input
+  // reads past the end (a SEGV, found by fuzzing; tests/fuzz/regressions/fuzz_onnx/).  With
+  // the attribute spelled out from a weight whose shape is in the file, ONNX checks its size
+  // against the input and throws instead.  Costs are unchanged: they use the weight's shape.
+  void spell_out_kernel_shapes(onnx::ModelProto& model) const {
+    std::map<std::string, std::vector<int64_t>> shapes;
+    const onnx::GraphProto& g = model.graph();
+    auto add_type = [&](const onnx::ValueInfoProto& v) {
+      if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return;
+      std::vector<int64_t> dims;
+      for (const auto& d : v.type().tensor_type().shape().dim()) {
+        if (!d.has_dim_value()) return;
+        dims.push_back(d.dim_value());
+      }
+      shapes[v.name()] = dims;
+    };
+    for (const auto& v : g.input()) add_type(v);
+    for (const auto& v : g.value_info()) add_type(v);
+    for (const auto& t : g.initializer())
+      shapes[t.name()] = std::vector<int64_t>(t.dims().begin(), t.dims().end());
+    for (auto& node : *model.mutable_graph()->mutable_node()) {
+      const std::string& t = node.op_type();
+      if ((t != "Conv" && t != "ConvInteger" && t != "ConvTranspose") || node.input_size() < 2)
+        continue;
+      bool has_kernel_shape = false;
+      for (const auto& a : node.attribute()) has_kernel_shape |= a.name() == "kernel_shape";
+      auto w = shapes.find(node.input(1));
+      if (has_kernel_shape || w == shapes.end() || w->second.size() < 3) continue;
+      onnx::AttributeProto* a = node.add_attribute();
+      a->set_name("kernel_shape");
+      a->set_type(onnx::AttributeProto::INTS);
+      for (size_t i = 2; i < w->second.size(); ++i) a->add_ints(w->second[i]);
     }
   }
 
@@ -271,6 +309,9 @@ class Importer {
   }
 
   void import_node(const onnx::NodeProto& node, int index) {
+    // Every ONNX op has an output; the code below indexes output 0 (found by fuzzing).
+    if (node.output_size() == 0 || node.output(0).empty())
+      fail("node '" + node_names_[index] + "'", "has no output");
     OpSpec spec;
     spec.op_type = node.op_type();
     spec.domain = node.domain();
@@ -334,6 +375,8 @@ class Importer {
     }
     if (!touches_data) return;
     if (is_alias_op(spec.op_type)) {
+      if (node.input_size() == 0 || node.input(0).empty())
+        fail("node '" + node_names_[index] + "'", spec.op_type + " has no input");
       const Tensor& src = tensors_.at(node.input(0));
       Tensor& dst = tensors_[node.output(0)];
       dst.producer = src.producer;

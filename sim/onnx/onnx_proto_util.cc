@@ -50,15 +50,19 @@ TensorInfo tensor_info_of(const onnx::TensorProto& tensor) {
   TensorInfo t;
   t.known = true;
   t.elem_bytes = onnx_element_bytes(tensor.data_type());
-  for (int64_t d : tensor.dims()) t.shape.push_back(d);
+  for (int64_t d : tensor.dims()) {
+    t.shape.push_back(d);
+    if (d < 0) t.known = false;  // a damaged file; like an unknown dim in a TypeProto
+  }
   return t;
 }
 
 StaticValue static_value_of(const onnx::TensorProto& tensor) {
   using T = onnx::TensorProto;
-  int64_t n = 1;
-  for (int64_t d : tensor.dims()) n *= d;
-  if (tensor.dims_size() > 1 || n > 4096) return std::nullopt;
+  // Scalars and short vectors only; checking the rank first keeps n from overflowing.
+  if (tensor.dims_size() > 1) return std::nullopt;
+  const int64_t n = tensor.dims_size() == 1 ? tensor.dims(0) : 1;
+  if (n < 0 || n > 4096) return std::nullopt;
   std::vector<int64_t> v;
   switch (tensor.data_type()) {
     case T::INT64:

@@ -7,10 +7,16 @@
 
 namespace placeto {
 
+int64_t mul_saturating(int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (!__builtin_mul_overflow(a, b, &r)) return r;
+  return (a < 0) != (b < 0) ? INT64_MIN : INT64_MAX;
+}
+
 int64_t TensorInfo::elements() const {
   if (!present || !known) return 0;
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+  for (int64_t d : shape) n = mul_saturating(n, d);
   return n;
 }
 
@@ -67,7 +73,7 @@ OpCost full_traffic(const OpSpec& op) {
 
 int64_t product(const std::vector<int64_t>& v, size_t from = 0) {
   int64_t p = 1;
-  for (size_t i = from; i < v.size(); ++i) p *= v[i];
+  for (size_t i = from; i < v.size(); ++i) p = mul_saturating(p, v[i]);
   return p;
 }
 
@@ -230,8 +236,8 @@ OpCost conv_cost(const OpSpec& op) {
     macs_per_elem = product(w.shape, 1);
   } else {
     int64_t channels = op.op_type == "ConvTranspose" ? y.dim(1) : x.dim(1);
-    macs_per_elem =
-        channels / std::max<int64_t>(group, 1) * product(op.attrs.get_ints("kernel_shape"));
+    macs_per_elem = mul_saturating(channels / std::max<int64_t>(group, 1),
+                                   product(op.attrs.get_ints("kernel_shape")));
   }
   // A transposed convolution scatters every input element over its kernel window.
   double elems = static_cast<double>(op.op_type == "ConvTranspose" ? x.elements() : y.elements());

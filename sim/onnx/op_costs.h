@@ -22,6 +22,10 @@
 
 namespace placeto {
 
+// a * b, clamped to the int64 range instead of overflowing: shapes come from untrusted
+// model files, and an absurd tensor should cost absurdly much, not be undefined behaviour.
+int64_t mul_saturating(int64_t a, int64_t b);
+
 // One input or output tensor of an op.
 struct TensorInfo {
   bool present = true;  // false for a skipped optional input ("" in ONNX)
@@ -31,7 +35,7 @@ struct TensorInfo {
   bool is_param = false;  // a weight/bias (initializer or parameter graph input)
 
   int64_t elements() const;  // product of dims (1 for a scalar; 0 when not known)
-  int64_t bytes() const { return elements() * elem_bytes; }
+  int64_t bytes() const { return mul_saturating(elements(), elem_bytes); }
   int rank() const { return static_cast<int>(shape.size()); }
   // Dimension `i`, negative indices counted from the back; 1 when out of range or unknown.
   int64_t dim(int i) const;

@@ -148,11 +148,12 @@ std::optional<std::vector<int64_t>> reshape_shape(const TensorInfo& x,
       if (static_cast<int>(i) >= x.rank()) return std::nullopt;
       out[i] = x.shape[i];
     }
+    if (out[i] < -1) return std::nullopt;  // invalid target dim
     if (out[i] == -1) {
       if (infer >= 0) return std::nullopt;
       infer = static_cast<int64_t>(i);
     } else {
-      known *= out[i];
+      known = mul_saturating(known, out[i]);
     }
   }
   if (infer >= 0) {
@@ -247,13 +248,16 @@ std::vector<StaticValue> evaluate_static(const OpSpec& op, const std::vector<Sta
     std::vector<int64_t> r(n);
     for (size_t i = 0; i < n; ++i) {
       int64_t x = a[a.size() == 1 ? 0 : i], y = b[b.size() == 1 ? 0 : i];
-      if (t == "Add") r[i] = x + y;
-      if (t == "Sub") r[i] = x - y;
-      if (t == "Mul") r[i] = x * y;
+      // Values from the file: an overflowing result is simply not known statically.
+      bool overflow = false;
+      if (t == "Add") overflow = __builtin_add_overflow(x, y, &r[i]);
+      if (t == "Sub") overflow = __builtin_sub_overflow(x, y, &r[i]);
+      if (t == "Mul") overflow = __builtin_mul_overflow(x, y, &r[i]);
       if (t == "Div") {
-        if (y == 0) return out;
+        if (y == 0 || (x == INT64_MIN && y == -1)) return out;
         r[i] = x / y;
       }
+      if (overflow) return out;
       if (t == "Equal") r[i] = x == y;
     }
     out[0] = r;
@@ -274,17 +278,19 @@ std::vector<StaticValue> evaluate_static(const OpSpec& op, const std::vector<Sta
   }
   if (t == "ConstantOfShape" && in(0)) {
     int64_t n = 1;
-    for (int64_t d : *in(0)) n *= d;
+    for (int64_t d : *in(0)) n = mul_saturating(n, d);
     if (in(0)->size() <= 1 && n >= 0 && n <= 64)
       out[0] = std::vector<int64_t>(n, op.attrs.get_int("value", 0));
     return out;
   }
-  if (t == "Range" && in(0) && in(1) && in(2) && in(0)->size() == 1 && (*in(2))[0] != 0) {
+  if (t == "Range" && in(0) && in(1) && in(2) && in(0)->size() == 1 && in(1)->size() == 1 &&
+      in(2)->size() == 1 && (*in(2))[0] != 0) {
     std::vector<int64_t> r;
     int64_t start = (*in(0))[0], limit = (*in(1))[0], delta = (*in(2))[0];
-    for (int64_t x = start; delta > 0 ? x < limit : x > limit; x += delta) {
+    for (int64_t x = start; delta > 0 ? x < limit : x > limit;) {
       if (r.size() > 4096) return out;
       r.push_back(x);
+      if (__builtin_add_overflow(x, delta, &x)) break;  // past the int64 range: done
     }
     out[0] = r;
   }
@@ -397,7 +403,8 @@ void infer_missing_shapes(OpSpec& op, const std::vector<StaticValue>& v) {
     if (!known(0)) return;
     int64_t a = normalize_axis(op.attrs.get_int("axis", 1), ins[0].rank());
     int64_t outer = 1;
-    for (int64_t i = 0; i < a && i < ins[0].rank(); ++i) outer *= ins[0].shape[i];
+    for (int64_t i = 0; i < a && i < ins[0].rank(); ++i)
+      outer = mul_saturating(outer, ins[0].shape[i]);
     set_shape(y, {outer, outer == 0 ? 0 : ins[0].elements() / outer});
   } else if (t.rfind("Reduce", 0) == 0 || t == "ArgMax" || t == "ArgMin") {
     if (!known(0)) return;

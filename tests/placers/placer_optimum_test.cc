@@ -155,7 +155,10 @@ TEST(RepairMemory, MovesOpsOffAnOverfullDeviceUntilItFits) {
   o.num_ops = 40;
   o.param_fraction = 1.0;
   const Graph g = testing::random_layered_dag(o, 31);
-  Simulator probe(g, default_cluster(2));
+  // Simulator keeps a reference to its cluster: a temporary here dangled (ASan,
+  // stack-use-after-scope; launch/sanitize).
+  const Cluster two = default_cluster(2);
+  Simulator probe(g, two);
   const SimResult& one = probe.simulate(Placement(2, g.num_nodes(), 0));
   const double need = static_cast<double>(one.peak_mem_bytes[0] + one.param_bytes[0]);
   const Cluster c = testing::cluster_with_memory(2, 0.7 * need);
