@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -177,6 +178,14 @@ int run_training(const RunOptions& options, Collective& coll) {
                           "); the previous checkpoint and LATEST are unchanged");
       }
       spdlog::info("checkpoint {} (iteration {})", path, st.iteration);
+      // Test hook (tests/mpi/trainer_mpi_test.sh): stall after checkpoint N so that a test can
+      // SIGKILL the job at a known point, however fast the machine.
+      if (const char* stall = std::getenv("PLACETO_TEST_STALL_AFTER_CHECKPOINT"))
+        if (std::atoll(stall) == st.iteration) {
+          spdlog::warn("PLACETO_TEST_STALL_AFTER_CHECKPOINT: stalling after checkpoint {}",
+                       st.iteration);
+          ::sleep(600);
+        }
     }
   };
   bool stopped = false;

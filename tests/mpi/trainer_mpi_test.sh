@@ -49,13 +49,15 @@ done
 # 2. Exact resume with 2 ranks: A runs 8 iterations straight; B is SIGKILLed after checkpoint
 #    4 and resumed.
 actor 2 --run-dir "$tmp/A" iterations=8 checkpoint_every=4 > "$tmp/A.out" 2>&1 || bad "run A failed"
-setsid bash -c "source '$src/launch/env.sh'; mpirun --oversubscribe -np 2 '$bin/placeto_actor' \
+setsid bash -c "source '$src/launch/env.sh'; mpirun --oversubscribe -np 2 \
+  -x PLACETO_TEST_STALL_AFTER_CHECKPOINT=4 '$bin/placeto_actor' \
   --config '$tmp/cfg.yaml' --run-dir '$tmp/B' iterations=8 checkpoint_every=4 \
   > '$tmp/B1.out' 2>&1" &
 bpid=$!
 pids+=("$bpid")
-for _ in $(seq 1 600); do
-  grep -qs "ckpt_4.h5" "$tmp/B/checkpoints/LATEST" && break
+# Rank 0 stalls after publishing checkpoint 4 (test hook), so the kill lands at a known point.
+for _ in $(seq 1 1200); do
+  grep -qs "stalling after checkpoint 4" "$tmp/B/logs/rank_0.log" && break
   sleep 0.05
 done
 kill -9 -- "-$bpid" 2>/dev/null
