@@ -320,7 +320,6 @@ template int HeteroSimulator::run_events<true>(const Placement&);
 void HeteroSimulator::compute_memory(const Placement& p) {
   const Graph& g = graph_;
   const int n = g.num_nodes();
-  const int num_dev = cluster_.num_devices();
   mem_records_.clear();
   const std::vector<EdgeId>& child_edges = g.child_edges();
   for (NodeId v = 0; v < n; ++v) {
@@ -348,16 +347,7 @@ void HeteroSimulator::compute_memory(const Placement& p) {
     cur += r.amount;
     if (cur > result_.peak_mem_bytes[r.device]) result_.peak_mem_bytes[r.device] = cur;
   }
-  std::fill(result_.param_bytes.begin(), result_.param_bytes.end(), 0);
-  for (NodeId v = 0; v < n; ++v) result_.param_bytes[p.device[v]] += g.param_bytes(v);
-  result_.memory_ok = true;
-  for (int d = 0; d < num_dev; ++d) {
-    const double cap = cluster_.devices[d].memory_bytes;
-    const bool over =
-        cap > 0 && static_cast<double>(result_.peak_mem_bytes[d] + result_.param_bytes[d]) > cap;
-    result_.over_capacity[d] = over;
-    if (over) result_.memory_ok = false;
-  }
+  finish_memory_result(g, cluster_, p, &result_);
 }
 
 }  // namespace placeto

@@ -369,15 +369,19 @@ void Simulator::compute_memory(const Placement& p) {
     std::push_heap(live.begin(), live.end(), later);
     if (mem_cur_[d] > result_.peak_mem_bytes[d]) result_.peak_mem_bytes[d] = mem_cur_[d];
   }
-  std::fill(result_.param_bytes.begin(), result_.param_bytes.end(), 0);
-  for (NodeId v = 0; v < g.num_nodes(); ++v) result_.param_bytes[p.device[v]] += g.param_bytes(v);
-  result_.memory_ok = true;
-  for (int d = 0; d < num_dev; ++d) {
-    const double cap = cluster_.devices[d].memory_bytes;
+  finish_memory_result(g, cluster_, p, &result_);
+}
+
+void finish_memory_result(const Graph& g, const Cluster& c, const Placement& p, SimResult* r) {
+  std::fill(r->param_bytes.begin(), r->param_bytes.end(), 0);
+  for (NodeId v = 0; v < g.num_nodes(); ++v) r->param_bytes[p.device[v]] += g.param_bytes(v);
+  r->memory_ok = true;
+  for (int d = 0; d < c.num_devices(); ++d) {
+    const double cap = c.devices[d].memory_bytes;
     const bool over =
-        cap > 0 && static_cast<double>(result_.peak_mem_bytes[d] + result_.param_bytes[d]) > cap;
-    result_.over_capacity[d] = over;
-    if (over) result_.memory_ok = false;
+        cap > 0 && static_cast<double>(r->peak_mem_bytes[d] + r->param_bytes[d]) > cap;
+    r->over_capacity[d] = over;
+    if (over) r->memory_ok = false;
   }
 }
 

@@ -56,6 +56,10 @@ struct SimResult {
 
 class HeteroSimulator;
 
+// Fills r's param_bytes, over_capacity and memory_ok from its peak_mem_bytes: resident
+// parameters per device, and whether peak + parameters exceed each device's capacity.
+void finish_memory_result(const Graph& g, const Cluster& c, const Placement& p, SimResult* r);
+
 class Simulator {
  public:
   // Keeps references to `graph` and `cluster`: both must outlive the simulator.
