@@ -6,7 +6,7 @@
 #include "common/error.h"
 #include "common/json_util.h"
 #include "launch/commands.h"
-#include "sim/coarsen.h"
+#include "sim/coarse_map.h"
 #include "sim/graph_io.h"
 
 namespace placeto {

@@ -1,11 +1,15 @@
 // placeto import: read an ONNX model into a costed graph (sim/onnx/onnx_import.h) and print a
 // JSON summary: ops, FLOPs, cost, and the op types costed by the fallback rule with their
-// share of the total cost.
+// share of the total cost.  With --groups K the written graph is the model coarsened to at
+// most K nodes (sim/coarsen.h); the full graph and the op -> group map (with each op's ONNX
+// origin, sim/coarse_map.h) are written beside it for `placeto place --ungroup`.
 #include <iostream>
 #include <memory>
 
+#include "common/error.h"
 #include "common/json_util.h"
 #include "launch/commands.h"
+#include "sim/coarse_map.h"
 #include "sim/graph_io.h"
 #include "sim/onnx/onnx_import.h"
 
@@ -13,15 +17,35 @@ namespace placeto {
 namespace {
 
 struct ImportArgs {
-  std::string model, out;
+  std::string model, out, fine_out, map;
+  int groups = 0;  // 0: no coarsening
   ImportOptions options;
 };
 
-void run_import(const ImportArgs& a) {
+void run_import(ImportArgs a) {
+  if (a.groups == 0 && (!a.fine_out.empty() || !a.map.empty()))
+    throw InputError("--fine-out and --map are written only with --groups K");
   ImportResult r = import_onnx(a.model, a.options);
-  save_graph(r.graph, a.out);
-  const ImportSummary& s = r.summary;
   Json out;
+  if (a.groups > 0) {
+    if (a.fine_out.empty()) a.fine_out = companion_path(a.out, "fine");
+    if (a.map.empty()) a.map = companion_path(a.out, "map");
+    if (a.fine_out == a.out || a.map == a.out || a.map == a.fine_out)
+      throw InputError("--out, --fine-out and --map must be different files");
+    CoarseGraph c = coarsen(r.graph, a.groups);
+    const std::vector<OpOrigin> origins = op_origins(r.ops);
+    save_graph(r.graph, a.fine_out);
+    save_coarse_map(r.graph, c, a.map, &origins);
+    save_graph(c.graph, a.out);  // last: its presence means the three files agree
+    out["fine_graph"] = a.fine_out;
+    out["map"] = a.map;
+    out["groups"] = c.graph.num_nodes();
+    out["cut_bytes"] = cut_bytes(r.graph, c.group);
+    out["chunked_cut_bytes"] = cut_bytes(r.graph, chunk_topological(r.graph, a.groups).group);
+  } else {
+    save_graph(r.graph, a.out);
+  }
+  const ImportSummary& s = r.summary;
   out["model"] = a.model;
   out["graph"] = a.out;
   out["name"] = r.graph.name();
@@ -55,8 +79,10 @@ void register_import_command(CLI::App& app) {
   auto args = std::make_shared<ImportArgs>();
   CLI::App* cmd =
       app.add_subcommand("import", "Read an ONNX model into a graph; prints a JSON summary");
-  cmd->add_option("model", args->model, "ONNX model file")->required();
-  cmd->add_option("--out", args->out, "Graph file to write (placeto-graph JSON)")->required();
+  cmd->add_option("model,--model", args->model, "ONNX model file")->required();
+  cmd->add_option("--out", args->out,
+                  "Graph file to write (placeto-graph JSON); with --groups the coarse graph")
+      ->required();
   cmd->add_option("--batch", args->options.batch,
                   "Batch size: scales activations and FLOPs of a batch-1 export (default 1)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
@@ -65,6 +91,14 @@ void register_import_command(CLI::App& app) {
   cmd->add_option("--inputs", args->options.data_inputs,
                   "Graph inputs that carry data (default: detected)")
       ->delimiter(',');
+  cmd->add_option("--groups", args->groups,
+                  "Coarsen to at most K nodes: --out gets the coarse graph, --fine-out the full "
+                  "one, --map the op -> group map")
+      ->check(CLI::Range(1, 1 << 30));
+  cmd->add_option("--fine-out", args->fine_out,
+                  "With --groups: the full graph (default: --out with .fine.json)");
+  cmd->add_option("--map", args->map,
+                  "With --groups: the op -> group map (default: --out with .map.json)");
   cmd->callback([args] { run_import(*args); });
 }
 

@@ -1,13 +1,18 @@
 // placeto place: run one classical placer on one graph, write the placement and print its
 // evaluation as JSON.  An infeasible result is still written, with a warning on stderr and
 // "feasible": false, so that a user sees how far over capacity the best attempt is.
+// With --ungroup ORIGINAL.json the placed graph is a coarse one: the placement is mapped back
+// to every op of the original graph through the group map (sim/coarse_map.h), written as a
+// placement of that graph (per ONNX node too when the map records origins) and simulated.
 #include <iostream>
 #include <memory>
 
 #include "common/error.h"
+#include "common/files.h"
 #include "common/json_util.h"
 #include "launch/commands.h"
 #include "launch/placer_cli.h"
+#include "sim/coarse_map.h"
 #include "sim/graph_io.h"
 #include "sim/placers/evaluation.h"
 
@@ -16,8 +21,43 @@ namespace {
 
 struct PlaceArgs {
   std::string graph, method, out, initial, checkpoint;
+  std::string ungroup, map, fine_out;  // mapping a coarse placement back (all or none)
   PlacerCliArgs placer;
 };
+
+// The fine graph and its grouping behind the coarse graph, checked before any placing.
+struct Ungrouping {
+  Graph fine;
+  CoarseMap map;
+  CoarseGraph coarse;
+};
+
+Ungrouping load_ungrouping(PlaceArgs& a, const Graph& coarse) {
+  if (a.map.empty()) a.map = companion_path(a.graph, "map");
+  if (a.fine_out.empty()) a.fine_out = companion_path(a.out, "fine");
+  if (a.fine_out == a.out) throw InputError("--fine-out must differ from --out");
+  Ungrouping u;
+  u.fine = load_graph(a.ungroup);
+  u.map = read_coarse_map(a.map, u.fine);
+  u.coarse = match_coarse_graph(u.map, a.map, u.fine, coarse, a.graph);
+  return u;
+}
+
+// Writes the fine placement and returns its summary for the printed JSON.
+Json write_fine_placement(const PlaceArgs& a, const Ungrouping& u, const Cluster& c,
+                          const Placement& coarse_placement) {
+  const Placement p = ungroup(u.coarse, coarse_placement);
+  const PlacementEvaluation e = evaluate_placement(u.fine, c, p);
+  Json doc = placement_to_json(u.fine, p);
+  if (!u.map.origins.empty()) doc["onnx_nodes"] = placement_by_onnx_node(u.fine, u.map.origins, p);
+  write_file_atomic(a.fine_out, doc.dump(1) + "\n");
+  Json out{{"graph", u.fine.name()},       {"ops", u.fine.num_nodes()},
+           {"runtime_us", e.runtime_us},   {"peak_mem_bytes", e.peak_mem_bytes},
+           {"feasible", e.feasible},       {"lower_bound_us", e.lower_bound_us},
+           {"ratio_to_lb", e.ratio_to_lb}, {"out", a.fine_out}};
+  if (!e.feasible) out["message"] = describe_infeasibility(c, e);
+  return out;
+}
 
 void run_place(PlaceArgs a) {
   const bool policy = a.method == "policy";
@@ -26,8 +66,12 @@ void run_place(PlaceArgs a) {
   if (policy && a.checkpoint.empty()) throw InputError("--method policy needs --checkpoint");
   if (!policy && !a.checkpoint.empty())
     throw InputError("--checkpoint is only used by --method policy");
+  if (a.ungroup.empty() && (!a.map.empty() || !a.fine_out.empty()))
+    throw InputError("--map and --fine-out are only used with --ungroup ORIGINAL.json");
   const Graph g = load_graph(a.graph);
   const Cluster c = cluster_from_cli(a.placer);
+  std::unique_ptr<Ungrouping> ungrouping;
+  if (!a.ungroup.empty()) ungrouping = std::make_unique<Ungrouping>(load_ungrouping(a, g));
   if (!a.initial.empty()) {
     if (a.method != "anneal")
       throw InputError("--initial is only used by --method anneal (got --method " + a.method + ")");
@@ -41,8 +85,9 @@ void run_place(PlaceArgs a) {
   PlacerRun run;
   if (policy) {
     run.method = "policy";
-    run.placement = place_graph_with_policy(a.checkpoint, g, c, std::max(1, a.placer.options.samples),
-                                            a.placer.options.seed, &run.place_ms);
+    run.placement =
+        place_graph_with_policy(a.checkpoint, g, c, std::max(1, a.placer.options.samples),
+                                a.placer.options.seed, &run.place_ms);
     run.evaluation = evaluate_placement(g, c, run.placement);
     if (!run.evaluation.feasible) run.message = describe_infeasibility(c, run.evaluation);
   } else {
@@ -63,6 +108,7 @@ void run_place(PlaceArgs a) {
   out["lower_bound_us"] = e.lower_bound_us;
   out["ratio_to_lb"] = e.ratio_to_lb;
   out["out"] = a.out;
+  if (ungrouping) out["fine"] = write_fine_placement(a, *ungrouping, c, run.placement);
   if (!e.feasible) {
     out["message"] = run.message;
     std::cerr << "placeto: warning: " << run.message << std::endl;
@@ -83,6 +129,14 @@ void register_place_command(CLI::App& app) {
   cmd->add_option("--out", args->out, "Placement file to write (JSON)")->required();
   cmd->add_option("--initial", args->initial, "anneal: start from this placement (JSON)");
   cmd->add_option("--checkpoint", args->checkpoint, "policy: checkpoint file, directory or LATEST");
+  cmd->add_option("--ungroup", args->ungroup,
+                  "--graph is coarse: also write the placement of this original graph and "
+                  "simulate it");
+  cmd->add_option("--map", args->map,
+                  "With --ungroup: the op -> group map (default: --graph with .map.json)");
+  cmd->add_option("--fine-out", args->fine_out,
+                  "With --ungroup: the original graph's placement (default: --out with "
+                  ".fine.json)");
   add_placer_cli_options(cmd, &args->placer);
   cmd->callback([args] { run_place(*args); });
 }

@@ -10,6 +10,7 @@
 #include "launch/local_search.h"
 #include "sim/coarsen.h"
 #include "sim/families/family.h"
+#include "sim/graph_io.h"
 #include "sim/simulator.h"
 
 namespace placeto {
@@ -23,7 +24,8 @@ struct ReportArgs {
   int iterations = 20000;
   double target = 1.2;
   FamilySpec overrides;
-  std::vector<int> coarsen_groups;  // non-empty: the coarsening report instead
+  std::vector<int> coarsen_groups;       // non-empty: the coarsening report instead
+  std::vector<std::string> graph_files;  // coarsening report on these graphs, not families
 };
 
 // Family graphs of at most 300 ops for the coarsening report.
@@ -36,40 +38,49 @@ FamilySpec small_spec(const std::string& family) {
   return s;
 }
 
-// Per family and K: cut bytes of coarsen() vs topological chunking, and the runtime of the
+// The graphs of the coarsening report: the given files, else small family graphs.
+std::vector<Graph> coarsen_report_graphs(const ReportArgs& a) {
+  std::vector<Graph> graphs;
+  for (const auto& path : a.graph_files) graphs.push_back(load_graph(path));
+  if (!graphs.empty()) return graphs;
+  for (const auto& family : a.families)
+    for (int i = 0; i < a.graphs; ++i)
+      graphs.push_back(generate_graph(small_spec(family), i, a.seed));
+  return graphs;
+}
+
+// Per graph and K: cut bytes of coarsen() vs topological chunking, and the runtime of the
 // best coarse placement mapped back to the ops vs the best placement of the ops themselves
 // (same annealing budget), on D devices.
 void run_coarsen_report(const ReportArgs& a) {
   std::printf(
-      "| family | ops | K | D | cut MB (coarsen) | cut MB (chunks) | best coarse, ungrouped (ms) "
+      "| graph | ops | K | D | cut MB (coarsen) | cut MB (chunks) | best coarse, ungrouped (ms) "
       "| best in coarse space (ms) | best fine (ms) | gap | gap (space) |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
-  for (const auto& family : a.families) {
-    for (int i = 0; i < a.graphs; ++i) {
-      Graph g = generate_graph(small_spec(family), i, a.seed);
-      for (int d : a.devices) {
-        Cluster c = default_cluster(d);
-        LocalSearchOptions opt;
-        opt.iterations = a.iterations;
-        opt.seed = derive_seed(a.seed, static_cast<uint64_t>(d));
-        const double fine = anneal_placement(g, c, opt).best_runtime_us;
-        for (int k : a.coarsen_groups) {
-          CoarseGraph cg = coarsen(g, k);
-          const double cut = static_cast<double>(cut_bytes(g, cg.group));
-          const double chunk = static_cast<double>(cut_bytes(g, chunk_topological(g, k).group));
-          LocalSearchResult r = anneal_placement(cg.graph, c, opt);
-          Simulator sim(g, c);
-          const double ungrouped = sim.simulate(ungroup(cg, r.best)).runtime_us;
-          std::fprintf(stderr, "%s K=%d D=%d single %.0f coarse-sim best %.0f ungrouped %.0f\n",
-                       g.name().c_str(), k, d, r.single_device_us, r.best_runtime_us, ungrouped);
-          const double space = anneal_placement(g, c, opt, nullptr, &cg.group).best_runtime_us;
-          std::printf(
-              "| %s | %d | %d | %d | %.1f | %.1f | %.2f | %.2f | %.2f | %+.1f%% | %+.1f%% |\n",
-              g.name().c_str(), g.num_nodes(), cg.graph.num_nodes(), d, cut / 1e6, chunk / 1e6,
-              ungrouped / 1e3, space / 1e3, fine / 1e3, 100.0 * (ungrouped / fine - 1),
-              100.0 * (space / fine - 1));
-          std::fflush(stdout);
-        }
+  for (const Graph& g : coarsen_report_graphs(a)) {
+    for (int d : a.devices) {
+      Cluster c = default_cluster(d);
+      LocalSearchOptions opt;
+      opt.iterations = a.iterations;
+      opt.seed = derive_seed(a.seed, static_cast<uint64_t>(d));
+      const double fine = anneal_placement(g, c, opt).best_runtime_us;
+      for (int k : a.coarsen_groups) {
+        if (k >= g.num_nodes()) continue;  // nothing to group
+        CoarseGraph cg = coarsen(g, k);
+        const double cut = static_cast<double>(cut_bytes(g, cg.group));
+        const double chunk = static_cast<double>(cut_bytes(g, chunk_topological(g, k).group));
+        LocalSearchResult r = anneal_placement(cg.graph, c, opt);
+        Simulator sim(g, c);
+        const double ungrouped = sim.simulate(ungroup(cg, r.best)).runtime_us;
+        std::fprintf(stderr, "%s K=%d D=%d single %.0f coarse-sim best %.0f ungrouped %.0f\n",
+                     g.name().c_str(), k, d, r.single_device_us, r.best_runtime_us, ungrouped);
+        const double space = anneal_placement(g, c, opt, nullptr, &cg.group).best_runtime_us;
+        std::printf(
+            "| %s | %d | %d | %d | %.1f | %.1f | %.2f | %.2f | %.2f | %+.1f%% | %+.1f%% |\n",
+            g.name().c_str(), g.num_nodes(), cg.graph.num_nodes(), d, cut / 1e6, chunk / 1e6,
+            ungrouped / 1e3, space / 1e3, fine / 1e3, 100.0 * (ungrouped / fine - 1),
+            100.0 * (space / fine - 1));
+        std::fflush(stdout);
       }
     }
   }
@@ -128,6 +139,9 @@ int main(int argc, char** argv) {
   app.add_option("--vocab", a.overrides.vocab, "Override vocabulary size");
   app.add_option("--coarsen", a.coarsen_groups,
                  "Group counts K: report coarsening (graphs of <= 300 ops) instead");
+  app.add_option("--graph-file", a.graph_files,
+                 "With --coarsen: report on these graph files (e.g. imported ONNX models) "
+                 "instead of the families");
   try {
     app.parse(argc, argv);
     if (a.coarsen_groups.empty())

@@ -7,7 +7,6 @@
 #include <unordered_map>
 
 #include "common/error.h"
-#include "common/files.h"
 
 namespace placeto {
 
@@ -315,48 +314,6 @@ Placement ungroup(const CoarseGraph& c, const Placement& coarse) {
   Placement fine(coarse.num_devices, static_cast<int>(c.group.size()));
   for (size_t v = 0; v < c.group.size(); ++v) fine.device[v] = coarse.device[c.group[v]];
   return fine;
-}
-
-Json coarse_map_to_json(const Graph& fine, const CoarseGraph& c) {
-  Json map = Json::object();
-  for (NodeId v = 0; v < fine.num_nodes(); ++v) map[fine.node_name(v)] = c.group[v];
-  return Json{{"format", "placeto-coarse-map"}, {"version", 1},
-              {"graph", fine.name()},           {"coarse_graph", c.graph.name()},
-              {"groups", c.graph.num_nodes()},  {"map", map}};
-}
-
-void save_coarse_map(const Graph& fine, const CoarseGraph& c, const std::string& path) {
-  write_file_atomic(path, coarse_map_to_json(fine, c).dump(1) + "\n");
-}
-
-CoarseGraph load_coarse_map(const std::string& path, const Graph& fine) {
-  Json doc = parse_json_file(path);
-  JsonField root(doc, path, "");
-  root.expect_object();
-  if (root.at("format").as_string() != "placeto-coarse-map")
-    root.at("format").fail("expected \"placeto-coarse-map\"");
-  if (root.at("version").as_int() != 1) root.at("version").fail("unsupported version");
-  const int64_t k = root.at("groups").as_nonnegative_int();
-  if (k < 1) root.at("groups").fail("must be >= 1");
-  JsonField map = root.at("map");
-  map.expect_object();
-  std::vector<int32_t> group(fine.num_nodes(), -1);
-  for (auto it = map.value().begin(); it != map.value().end(); ++it) {
-    const NodeId v = fine.find(it.key());
-    JsonField f(it.value(), path, "map." + it.key());
-    if (v < 0) f.fail("no op of that name in graph '" + fine.name() + "'");
-    const int64_t gid = f.as_nonnegative_int();
-    if (gid >= k)
-      f.fail("group " + std::to_string(gid) + " is out of range [0, " + std::to_string(k) + ")");
-    group[v] = static_cast<int32_t>(gid);
-  }
-  for (NodeId v = 0; v < fine.num_nodes(); ++v)
-    if (group[v] < 0) map.fail("op '" + fine.node_name(v) + "' has no group");
-  try {
-    return build_coarse_graph(fine, group, static_cast<int>(k));
-  } catch (const InputError& e) {
-    root.fail(e.what());
-  }
 }
 
 }  // namespace placeto

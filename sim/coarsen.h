@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "common/json_util.h"
 #include "sim/graph.h"
 
 namespace placeto {
@@ -41,11 +40,6 @@ int64_t cut_bytes(const Graph& g, const std::vector<int32_t>& group);
 // Every op gets the device of its group.  REQUIRES: coarse placement for c.graph.
 Placement ungroup(const CoarseGraph& c, const Placement& coarse);
 
-// The group map file: {"format": "placeto-coarse-map", "version": 1, "graph": name,
-// "coarse_graph": name, "groups": K, "map": {"<op name>": group index}}.
-Json coarse_map_to_json(const Graph& fine, const CoarseGraph& c);
-void save_coarse_map(const Graph& fine, const CoarseGraph& c, const std::string& path);
-// Rebuilds the CoarseGraph of `fine` from a map file; errors name the file and the op.
-CoarseGraph load_coarse_map(const std::string& path, const Graph& fine);
+// The group map file that records a coarsening, and its reader: sim/coarse_map.h.
 
 }  // namespace placeto

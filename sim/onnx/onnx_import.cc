@@ -232,6 +232,7 @@ class Importer {
       Tensor& t = tensors_[name];
       t.kind = Kind::kData;
       t.producer = add_op(unique_name(name), "Input");
+      ops_.nodes[t.producer].origin = OpOrigin{OpRole::kInput, name, -1};
       ops_.nodes[t.producer].is_input = true;
       ops_.nodes[t.producer].out_bytes = {t.info.bytes() * options_.batch};
       if (!t.info.known) spdlog::warn("{}: input '{}' has no static shape", source_, name);
@@ -388,6 +389,8 @@ class Importer {
 
   void add_graph_op(const onnx::NodeProto& node, int index, const OpSpec& spec) {
     int v = add_op(node_names_[index], spec.op_type);
+    // The name as in the file (maybe empty or repeated; `index` tells such nodes apart).
+    ops_.nodes[v].origin = OpOrigin{OpRole::kForward, node.name(), index};
     OpCost cost = op_cost(spec);
     const double batch = static_cast<double>(options_.batch);
     OpNode& op = ops_.nodes[v];

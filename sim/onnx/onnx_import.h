@@ -10,7 +10,9 @@
 // Node names in the graph are the ONNX node names, made unique (empty names become
 // "<OpType>_<index>", repeats get "_2", "_3", ...); graph inputs become ops named after the
 // input (op type "Input", cost 0; suffixed instead of a node when the names clash).  Synthesised
-// ops are "<fwd>/grad" and "<fwd>/update".
+// ops are "<fwd>/grad" and "<fwd>/update".  Every op also records its origin explicitly
+// (OpNode::origin; op_origins(result.ops)): the ONNX node's index and name as in the file, or
+// the input's name, and its role (input, forward, grad, update).
 //
 // Models exported without weights work: a graph input that only feeds weight slots
 // (Conv W/B, Gemm B/C, MatMul B, norm scales, RNN W/R/B, embedding tables, element-wise

@@ -2,6 +2,13 @@
 
 namespace placeto {
 
+std::vector<OpOrigin> op_origins(const OpGraph& g) {
+  std::vector<OpOrigin> origins;
+  origins.reserve(g.nodes.size());
+  for (const OpNode& n : g.nodes) origins.push_back(n.origin);
+  return origins;
+}
+
 double op_node_cost_us(const OpNode& node, const DeviceProfile& profile) {
   if (node.is_input || (node.flops <= 0 && node.bytes <= 0)) return 0;
   return roofline_cost_us(node.flops, node.bytes, profile);

@@ -10,6 +10,7 @@
 
 #include "sim/cost_model.h"
 #include "sim/graph.h"
+#include "sim/op_origin.h"
 
 namespace placeto {
 
@@ -22,6 +23,7 @@ struct OpNode {
   int64_t param_bytes = 0;  // parameters this op holds in device memory
   bool fallback = false;    // costed by the fallback rule (op_costs.h)
   bool is_input = false;    // a graph input: costs nothing and needs no gradient
+  OpOrigin origin;          // the ONNX node or input it comes from, and its role
 };
 
 struct OpEdge {
@@ -35,6 +37,9 @@ struct OpGraph {
   std::vector<OpNode> nodes;  // in a topological order
   std::vector<OpEdge> edges;
 };
+
+// One origin per node, in node order (the order of the built graph's ops).
+std::vector<OpOrigin> op_origins(const OpGraph& g);
 
 // Compute time of one op: 0 for inputs and for ops that neither compute nor move bytes (views
 // such as Reshape have no kernel), otherwise roofline_cost_us(flops, bytes, profile).

@@ -48,6 +48,8 @@ OpGraph add_training_ops(const OpGraph& fwd, const TrainingOptions& opt) {
     gnode.flops = factor * f.flops;
     gnode.bytes = factor * f.bytes;
     gnode.fallback = f.fallback;
+    gnode.origin = f.origin;
+    gnode.origin.role = OpRole::kGrad;
     for (int e : in_edges[v]) {
       const OpEdge& edge = fwd.edges[e];
       const OpNode& parent = fwd.nodes[edge.src];
@@ -68,6 +70,8 @@ OpGraph add_training_ops(const OpGraph& fwd, const TrainingOptions& opt) {
     u.flops = opt.update_flops_per_param * params;
     u.bytes = opt.update_bytes_factor * static_cast<double>(f.param_bytes);
     u.param_bytes = f.param_bytes;
+    u.origin = f.origin;
+    u.origin.role = OpRole::kUpdate;
     g.nodes[v].param_bytes = 0;
     update[v] = static_cast<int>(g.nodes.size());
     g.nodes.push_back(std::move(u));

@@ -14,6 +14,9 @@
 //    holds the parameters (param_bytes moves from v to it, since the weights live where they
 //    are updated); `update_flops_per_param` FLOPs and `update_bytes_factor` x param_bytes
 //    of traffic (read w, g, m; write w, m).
+// Each synthesised op carries its forward op's origin (sim/op_origin.h) with the role grad or
+// update, so placements map back to ONNX nodes without parsing names (an ONNX node may itself
+// be named "x/grad").
 // Thread-safe: a pure function.
 #pragma once
 

@@ -12,6 +12,7 @@
 #include "common/files.h"
 #include "common/json_util.h"
 #include "sim/cluster.h"
+#include "sim/coarse_map.h"
 #include "sim/graph_io.h"
 #include "sim/simulator.h"
 
@@ -137,6 +138,91 @@ TEST(OnnxModelsTest, TrainingGraphOfResNet50) {
     updates += g.node_name(v).size() > 7 &&
                g.node_name(v).compare(g.node_name(v).size() - 7, 7, "/update") == 0;
   EXPECT_EQ(updates, 54);  // 53 convolutions and the classifier
+}
+
+// Output of a placeto command line, or "" (and a test failure) when it fails.
+std::string RunPlaceto(const std::string& args) {
+  FILE* p = popen((std::string(PLACETO_BIN_DIR) + "/placeto " + args).c_str(), "r");
+  if (!p) return "";
+  std::string out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  const int status = pclose(p);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << args << "\n" << out;
+  return out;
+}
+
+// `import --groups`: coarse graph, full graph and map; `place --ungroup`: the coarse
+// placement mapped back to every op and to the ONNX nodes, backward ops included.
+TEST(OnnxModelsTest, GroupedImportMapsPlacementsBackToOnnxNodes) {
+  const std::string coarse_path = kModels + "/resnet50_g40.json";
+  Json s = Json::parse(RunPlaceto("import --model " + Model("resnet50") + " --out " + coarse_path +
+                                  " --training --batch 32 --groups 40"));
+  ASSERT_EQ(s["fine_graph"], kModels + "/resnet50_g40.fine.json");
+  ASSERT_EQ(s["map"], kModels + "/resnet50_g40.map.json");
+  const Graph coarse = load_graph(coarse_path);
+  const Graph fine = load_graph(s["fine_graph"].get<std::string>());
+  EXPECT_LE(coarse.num_nodes(), 40);
+  EXPECT_EQ(s["groups"], coarse.num_nodes());
+  EXPECT_EQ(fine.num_nodes(), s["ops"].get<int>());
+  EXPECT_LT(s["cut_bytes"].get<int64_t>(), s["chunked_cut_bytes"].get<int64_t>());
+
+  // Every op's origin is the ONNX node (by index and name) or graph input it comes from.
+  const CoarseMap map = read_coarse_map(s["map"].get<std::string>(), fine);
+  ASSERT_EQ(static_cast<int>(map.origins.size()), fine.num_nodes());
+  onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(read_file(Model("resnet50"))));
+  std::set<std::string> inputs;
+  for (const auto& in : m.graph().input()) inputs.insert(in.name());
+  int grads = 0, updates = 0;
+  for (NodeId v = 0; v < fine.num_nodes(); ++v) {
+    const OpOrigin& o = map.origins[v];
+    const std::string& op = fine.node_name(v);
+    if (o.role == OpRole::kInput) {
+      EXPECT_TRUE(inputs.count(o.name)) << op;
+      continue;
+    }
+    ASSERT_GE(o.node, 0) << op;
+    ASSERT_LT(o.node, m.graph().node_size()) << op;
+    EXPECT_EQ(m.graph().node(o.node).name(), o.name) << op;
+    const std::string suffix = o.role == OpRole::kGrad     ? "/grad"
+                               : o.role == OpRole::kUpdate ? "/update"
+                                                           : "";
+    EXPECT_EQ(op, o.name + suffix);  // torch names every node, uniquely
+    grads += o.role == OpRole::kGrad;
+    updates += o.role == OpRole::kUpdate;
+  }
+  EXPECT_GT(grads, 100);
+  EXPECT_EQ(updates, 54);
+
+  const std::string out =
+      RunPlaceto("place --graph " + coarse_path + " --devices 3 --method round-robin --out " +
+                 kModels + "/resnet50_g40_p.json --ungroup " + s["fine_graph"].get<std::string>());
+  const Json placed = Json::parse(out);
+  EXPECT_GT(placed["fine"]["runtime_us"].get<double>(), 0);
+  const Json doc = parse_json_file(kModels + "/resnet50_g40_p.fine.json");
+  const Placement p = placement_from_json(doc, fine, "fine placement");  // every op placed
+  const Placement cp = load_placement(kModels + "/resnet50_g40_p.json", coarse);
+  // Per ONNX node: its forward, backward and update ops' devices, under its own name.
+  int entries_with_grad = 0;
+  std::set<int> seen;
+  for (const Json& e : doc["onnx_nodes"]) {
+    const NodeId fwd = fine.find(e["op"].get<std::string>());
+    ASSERT_GE(fwd, 0) << e.dump();
+    EXPECT_EQ(e["forward"], p.device[fwd]);
+    if (e.contains("input")) continue;
+    EXPECT_TRUE(seen.insert(e["node"].get<int>()).second) << e.dump();
+    EXPECT_EQ(e["name"], m.graph().node(e["node"].get<int>()).name());
+    for (const std::string role : {"grad", "update"})
+      if (e.contains(role)) {
+        const NodeId v = fine.find(e["op"].get<std::string>() + "/" + role);
+        ASSERT_GE(v, 0) << e.dump();
+        EXPECT_EQ(e[role], p.device[v]);
+        EXPECT_EQ(e[role], cp.device[map.group[v]]);
+      }
+    entries_with_grad += e.contains("grad");
+  }
+  EXPECT_EQ(entries_with_grad, grads);
 }
 
 TEST(OnnxModelsTest, BadFileIsAnErrorNamingIt) {

@@ -2,6 +2,8 @@
 // conserved, every op maps to a group, cut tensors become edges, and placements map back.
 #include "sim/coarsen.h"
 
+#include "sim/coarse_map.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
