@@ -5,12 +5,12 @@
 # coarsen() vs topological chunking, and the best coarse placement (ungrouped, simulated on
 # the ops) vs the best placement of the ops.
 #
-#   launch/onnx_coarsen_report.sh [BIN_DIR=build/bin] [WORK_DIR=build/onnx_report] [ITERATIONS=10000]
+#   launch/onnx_coarsen_report.sh [BIN_DIR=build/bin] [WORK_DIR=build/onnx_report] [ITERATIONS=20000]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-build/bin}
 work=${2:-build/onnx_report}
-iterations=${3:-10000}
+iterations=${3:-20000}
 mkdir -p "$work"
 [ -f "$work/seq2seq.onnx" ] || /usr/bin/python3 "$here/tests/onnx/export_models.py" "$work" >&2
 

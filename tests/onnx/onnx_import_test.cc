@@ -186,6 +186,18 @@ TEST(OnnxImportTest, DuplicateNamesAreMadeUnique) {
   EXPECT_GE(r.graph.find("act_2"), 0);
   EXPECT_EQ(r.graph.op_type(r.graph.find("x")), "Relu");
   EXPECT_EQ(r.graph.op_type(r.graph.find("x_2")), "Input");
+  // The origins keep the names as in the file, told apart by the node index.
+  const std::vector<OpOrigin> o = op_origins(r.ops);
+  const OpOrigin& act2 = o[r.graph.find("act_2")];
+  EXPECT_EQ(act2.role, OpRole::kForward);
+  EXPECT_EQ(act2.name, "act");
+  EXPECT_EQ(act2.node, 1);
+  EXPECT_EQ(o[r.graph.find("act")].node, 0);
+  EXPECT_EQ(o[r.graph.find("x")].node, 2);
+  const OpOrigin& input = o[r.graph.find("x_2")];
+  EXPECT_EQ(input.role, OpRole::kInput);
+  EXPECT_EQ(input.name, "x");
+  EXPECT_EQ(input.node, -1);
 }
 
 // Shape -> Gather -> Div -> Slice (starts/ends computed), as PyTorch writes q/k/v splits.
@@ -251,6 +263,17 @@ TEST(OnnxImportTest, TrainingGraphRoundTripsThroughAFile) {
   EXPECT_EQ(g.param_bytes(g.find("conv1")), 0);
   EXPECT_GE(g.find("Relu_3/grad"), 0);
   EXPECT_LT(g.find("x/grad"), 0);
+  // Backward ops of an unnamed node and the update map back to their ONNX nodes (the
+  // Identity at index 1 is folded away).
+  const std::vector<OpOrigin> origins = op_origins(r.ops);
+  const OpOrigin& relu_grad = origins[r.graph.find("Relu_3/grad")];
+  EXPECT_EQ(relu_grad.role, OpRole::kGrad);
+  EXPECT_EQ(relu_grad.name, "");
+  EXPECT_EQ(relu_grad.node, 3);
+  const OpOrigin& upd = origins[r.graph.find("conv1/update")];
+  EXPECT_EQ(upd.role, OpRole::kUpdate);
+  EXPECT_EQ(upd.name, "conv1");
+  EXPECT_EQ(upd.node, 0);
 }
 
 void ExpectInputError(const std::string& bytes, const std::string& what) {

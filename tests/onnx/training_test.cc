@@ -17,9 +17,10 @@ OpGraph Chain() {
   in.op_type = "Input";
   in.is_input = true;
   in.out_bytes = {400};
-  OpNode fc{"fc", "Gemm", 1e6, 1e4, {800}, 4000, false, false};
-  OpNode relu{"relu", "Relu", 200, 1600, {800}, 0, false, false};
-  OpNode sm{"softmax", "Softmax", 1600, 1600, {800}, 0, false, false};
+  in.origin = {OpRole::kInput, "x", -1};
+  OpNode fc{"fc", "Gemm", 1e6, 1e4, {800}, 4000, false, false, {OpRole::kForward, "fc", 0}};
+  OpNode relu{"relu", "Relu", 200, 1600, {800}, 0, false, false, {OpRole::kForward, "", 1}};
+  OpNode sm{"softmax", "Softmax", 1600, 1600, {800}, 0, false, false, {OpRole::kForward, "sm", 2}};
   g.nodes = {in, fc, relu, sm};
   g.edges = {{0, 1, 0}, {1, 2, 0}, {2, 3, 0}};
   return g;
@@ -35,6 +36,26 @@ bool HasEdge(const OpGraph& g, const std::string& a, const std::string& b, int o
   for (const OpEdge& e : g.edges)
     if (g.nodes[e.src].name == a && g.nodes[e.dst].name == b && e.out == out) return true;
   return false;
+}
+
+// Synthesised ops name their forward ONNX node explicitly, whatever the op names say.
+TEST(TrainingTest, SynthesisedOpsCarryTheirForwardOrigin) {
+  OpGraph t = add_training_ops(Chain());
+  const std::vector<OpOrigin> origins = op_origins(t);
+  ASSERT_EQ(origins.size(), t.nodes.size());
+  const OpOrigin& fc_grad = origins[Find(t, "fc/grad")];
+  EXPECT_EQ(fc_grad.role, OpRole::kGrad);
+  EXPECT_EQ(fc_grad.name, "fc");
+  EXPECT_EQ(fc_grad.node, 0);
+  const OpOrigin& fc_update = origins[Find(t, "fc/update")];
+  EXPECT_EQ(fc_update.role, OpRole::kUpdate);
+  EXPECT_EQ(fc_update.node, 0);
+  const OpOrigin& relu_grad = origins[Find(t, "relu/grad")];  // unnamed in the ONNX file
+  EXPECT_EQ(relu_grad.role, OpRole::kGrad);
+  EXPECT_EQ(relu_grad.name, "");
+  EXPECT_EQ(relu_grad.node, 1);
+  EXPECT_EQ(origins[Find(t, "softmax/grad")].name, "sm");
+  EXPECT_EQ(origins[Find(t, "x")].role, OpRole::kInput);
 }
 
 TEST(TrainingTest, GradientsFlowInReverseAndUpdatesHoldTheParameters) {
@@ -65,7 +86,7 @@ TEST(TrainingTest, GradientsFlowInReverseAndUpdatesHoldTheParameters) {
 TEST(TrainingTest, OpsBeforeAnyParameterGetNoGradient) {
   OpGraph g = Chain();
   // A parameter-free op between the input and fc needs no gradient.
-  OpNode cast{"cast", "Cast", 0, 800, {400}, 0, false, false};
+  OpNode cast{"cast", "Cast", 0, 800, {400}, 0, false, false, {}};
   g.nodes.insert(g.nodes.begin() + 1, cast);
   g.edges = {{0, 1, 0}, {1, 2, 0}, {2, 3, 0}, {3, 4, 0}};
   OpGraph t = add_training_ops(g);

@@ -23,7 +23,8 @@ struct OnnxLike {
 };
 
 OnnxLike onnx_like() {
-  GraphBuilder b("model");
+  GraphBuilder b("model.json");
+  b.set_name("model");
   b.add_node("x", "Input", 0, {400});
   b.add_node("a", "Conv", 10, {400}, 64);
   b.add_node("b", "Relu", 1, {400});
