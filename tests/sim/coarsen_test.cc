@@ -2,14 +2,13 @@
 // conserved, every op maps to a group, cut tensors become edges, and placements map back.
 #include "sim/coarsen.h"
 
-#include "sim/coarse_map.h"
-
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <random>
 
 #include "common/error.h"
+#include "sim/coarse_map.h"
 #include "sim/families/family.h"
 #include "sim/graph_io.h"
 #include "sim/simulator.h"
