@@ -96,12 +96,12 @@ Simulator::Simulator(const Graph& graph, const Cluster& cluster)
   ready_key_.resize(n);
   dev_heap_.assign(num_dev_, {});
   for (auto& h : dev_heap_) h.reserve(n);
-  dev_busy_.assign(num_dev_, 0);
   bus_head_.assign(num_dev_, -1);
   bus_tail_.assign(num_dev_, -1);
   tree_leaves_ = 2;
   while (tree_leaves_ < static_cast<size_t>(2 * num_dev_)) tree_leaves_ <<= 1;
   pending_.assign(tree_leaves_, kIdle);  // padding leaves stay idle
+  free_at_.assign(tree_leaves_, 0.0);
   tree_.assign(2 * tree_leaves_, 0);
   for (size_t j = 0; j < tree_leaves_; ++j) tree_[tree_leaves_ + j] = static_cast<int32_t>(j);
   start_.assign(n, 0);
@@ -157,9 +157,11 @@ inline Simulator::Key Simulator::dev_pop(int d) {
   return top;
 }
 
-// An idle device runs as soon as its earliest queued op is released.
+// A device runs next when it is free and its earliest queued op is released.
 inline void Simulator::schedule_device(int d, double t) {
-  if (!dev_busy_[d] && t < pending_[num_dev_ + d]) set_pending(num_dev_ + d, t);
+  const int j = num_dev_ + d;
+  const double run = std::max(free_at_[j], t);
+  if (run < pending_[j]) set_pending(j, run);
 }
 
 inline void Simulator::release(NodeId w, uint64_t hi, uint64_t lo) {
@@ -183,19 +185,14 @@ inline int32_t Simulator::start_transfer(int d, NodeId v, int32_t slot, double r
   else
     bus_head_[d] = id;
   bus_tail_[d] = id;
-  if (pending_[d] == kIdle) set_pending(d, ready);
+  if (pending_[d] == kIdle) set_pending(d, std::max(free_at_[d], ready));
   return id;
 }
 
 inline void Simulator::run_device(int d, double now, ExecutionTrace* trace) {
   const int j = num_dev_ + d;
   auto& h = dev_heap_[d];
-  if (h.empty() || bits_time(hi_bits(h[0])) > now) {
-    // Nothing released yet: idle until the earliest queued op is.
-    dev_busy_[d] = 0;
-    set_pending(j, h.empty() ? kIdle : bits_time(hi_bits(h[0])));
-    return;
-  }
+  // pending_ never runs a device before its earliest queued op is released, so h[0] is.
   const NodeId v = node_of_rank_[static_cast<uint32_t>(dev_pop(d))];
   const double c = cost_[v];
   const double done = now + c;
@@ -203,8 +200,8 @@ inline void Simulator::run_device(int d, double now, ExecutionTrace* trace) {
   end_[v] = done;
   run_order_.push_back(v);
   if (trace) trace->ops.push_back({v, d, now, done});
-  dev_busy_[d] = 1;
-  set_pending(j, c == 0 ? done : done + delta1_);
+  free_at_[j] = c == 0 ? done : done + delta1_;
+  set_pending(j, h.empty() ? kIdle : std::max(free_at_[j], bits_time(hi_bits(h[0]))));
   // Children on this device are released at `done`; the others are grouped by output index
   // into transfers, created in order of first appearance among the edges.
   const uint64_t hi = time_bits(done);
@@ -230,20 +227,18 @@ inline void Simulator::run_device(int d, double now, ExecutionTrace* trace) {
 }
 
 inline void Simulator::run_bus(int d, double now, ExecutionTrace* trace) {
-  const int32_t id = bus_head_[d];
-  if (id < 0) {
-    set_pending(d, kIdle);
-    return;
-  }
-  const Transfer& tr = transfers_[id];
-  if (tr.ready > now) {
-    // Not ready yet: it stays queued with its original (ready, seq); the bus stays busy.
-    set_pending(d, tr.ready);
-    return;
-  }
+  // pending_ runs a bus when it is free and its first transfer is ready, so the queue is not
+  // empty and its head is ready.
+  const Transfer& tr = transfers_[bus_head_[d]];
   bus_head_[d] = tr.next;
-  if (tr.next < 0) bus_tail_[d] = -1;
   const double arrive = now + tr.delay;
+  free_at_[d] = arrive + delta2_;
+  if (tr.next < 0) {
+    bus_tail_[d] = -1;
+    set_pending(d, kIdle);
+  } else {
+    set_pending(d, std::max(free_at_[d], transfers_[tr.next].ready));
+  }
   const uint64_t hi = time_bits(arrive);
   const uint64_t lo = arrive == now ? kMadeNow | (static_cast<uint64_t>(seq_++) << 32)
                                     : static_cast<uint64_t>(rank_[tr.src]) << 32;
@@ -260,7 +255,6 @@ inline void Simulator::run_bus(int d, double now, ExecutionTrace* trace) {
     }
     trace->transfers.push_back(std::move(t));
   }
-  set_pending(d, arrive + delta2_);
 }
 
 const SimResult& Simulator::simulate(const Placement& p, ExecutionTrace* trace) {
@@ -277,10 +271,10 @@ const SimResult& Simulator::simulate(const Placement& p, ExecutionTrace* trace) 
   if (trace) trace->clear();
 
   std::fill(pending_.begin(), pending_.end(), kIdle);
+  std::fill(free_at_.begin(), free_at_.end(), 0.0);
   for (size_t i = tree_leaves_ - 1; i >= 1; --i) tree_[i] = tree_[2 * i];  // leftmost leaf
   for (int d = 0; d < num_dev_; ++d) {
     dev_heap_[d].clear();
-    dev_busy_[d] = 0;
     bus_head_[d] = bus_tail_[d] = -1;
   }
   transfers_.clear();
@@ -320,6 +314,10 @@ const SimResult& Simulator::simulate(const Placement& p, ExecutionTrace* trace) 
         throw InputError("graph '" + g.name() + "': op '" + g.node_name(v) +
                          "' never runs (the graph has a cycle)");
   }
+  // The reference also processes a run event when a resource's gap ends with its queue empty
+  // (it goes idle) or its head not ready (put back); those change nothing else, so they are
+  // not simulated, but their times count: the last event is the latest end of a gap.
+  for (double f : free_at_) now = std::max(now, f);
   result_.runtime_us = now;
   if (compute_memory_ || cluster_.has_memory_limits()) {
     peak_memory_->compute(p, start_, run_order_, &result_.peak_mem_bytes);

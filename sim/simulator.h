@@ -139,7 +139,6 @@ class Simulator {
   std::vector<int32_t> remaining_;   // per op: in-edges not yet released
   std::vector<Key> ready_key_;       // per op: largest key of its released in-edges
   std::vector<std::vector<Key>> dev_heap_;
-  std::vector<char> dev_busy_;  // a run is scheduled (else pending_ follows the queue head)
   std::vector<int32_t> bus_head_, bus_tail_;
   std::vector<Transfer> transfers_;
   std::vector<int32_t> slot_transfer_;  // per slot: its transfer in this simulation, if any
@@ -149,6 +148,10 @@ class Simulator {
   // tree_ is a tournament tree over them: leaves tree_[L + j] = j, each inner node the
   // winner of its two children.
   std::vector<double> pending_;
+  // When each resource's gap after its latest op or transfer ends.  A resource runs next at
+  // max(free_at_, when its queue head is released or ready): the reference's run event at the
+  // end of a gap that finds nothing to do is skipped (it only marks the resource idle).
+  std::vector<double> free_at_;
   std::vector<int32_t> tree_;
   size_t tree_leaves_ = 2;
   bool compute_memory_ = true;
