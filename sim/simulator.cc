@@ -100,10 +100,11 @@ Simulator::Simulator(const Graph& graph, const Cluster& cluster)
   bus_tail_.assign(num_dev_, -1);
   tree_leaves_ = 2;
   while (tree_leaves_ < static_cast<size_t>(2 * num_dev_)) tree_leaves_ <<= 1;
-  pending_.assign(tree_leaves_, kIdle);  // padding leaves stay idle
+  tree_bits_.assign(2 * tree_leaves_, time_bits(kIdle));  // padding leaves stay idle
   free_at_.assign(tree_leaves_, 0.0);
   tree_.assign(2 * tree_leaves_, 0);
-  for (size_t j = 0; j < tree_leaves_; ++j) tree_[tree_leaves_ + j] = static_cast<int32_t>(j);
+  for (size_t i = 2 * tree_leaves_ - 1; i >= 1; --i)  // all idle: each subtree's leftmost leaf
+    tree_[i] = i >= tree_leaves_ ? static_cast<int32_t>(i - tree_leaves_) : tree_[2 * i];
   start_.assign(n, 0);
   end_.assign(n, 0);
   run_order_.reserve(n);
@@ -112,16 +113,30 @@ Simulator::Simulator(const Graph& graph, const Cluster& cluster)
   result_.over_capacity.assign(num_dev_, false);
 }
 
-// A tournament tree over the resources' next run times: each inner node holds the winner
-// (earliest time, then lowest index) of its two children.
+inline double Simulator::pending(int j) const { return bits_time(tree_bits_[tree_leaves_ + j]); }
+
+// A tournament tree over the resources' next run times.  The new time of leaf j is carried up
+// its path and compared with the sibling subtree's winner at each level; the siblings are off
+// the path, so their loads do not wait for the stores made on the way up.
 inline void Simulator::set_pending(int j, double t) {
-  pending_[j] = t;
-  size_t i = (static_cast<size_t>(j) + tree_leaves_) >> 1;
-  do {
-    const int32_t a = tree_[2 * i], b = tree_[2 * i + 1];
-    tree_[i] = pending_[b] < pending_[a] ? b : a;
+  size_t i = static_cast<size_t>(j) + tree_leaves_;
+  int32_t winner = j;
+  uint64_t tb = time_bits(t);
+  tree_bits_[i] = tb;
+  while (i > 1) {
+    const size_t sibling = i ^ 1;
+    const uint64_t sb = tree_bits_[sibling];
+    const int32_t sw = tree_[sibling];
+    // At equal times the left subtree (lower indices) wins: a left sibling (i odd) takes
+    // over at sb <= tb.  Integer compares on time bits (+inf included, no overflow) so that
+    // the compiler selects without branches: the parity of the path is unpredictable.
+    const bool take = sb < tb + (i & 1);
+    tb = take ? sb : tb;
+    winner = take ? sw : winner;
     i >>= 1;
-  } while (i != 0);
+    tree_bits_[i] = tb;
+    tree_[i] = winner;
+  }
 }
 
 inline void Simulator::dev_push(int d, Key key) {
@@ -161,7 +176,7 @@ inline Simulator::Key Simulator::dev_pop(int d) {
 inline void Simulator::schedule_device(int d, double t) {
   const int j = num_dev_ + d;
   const double run = std::max(free_at_[j], t);
-  if (run < pending_[j]) set_pending(j, run);
+  if (run < pending(j)) set_pending(j, run);
 }
 
 inline void Simulator::release(NodeId w, uint64_t hi, uint64_t lo) {
@@ -185,14 +200,14 @@ inline int32_t Simulator::start_transfer(int d, NodeId v, int32_t slot, double r
   else
     bus_head_[d] = id;
   bus_tail_[d] = id;
-  if (pending_[d] == kIdle) set_pending(d, std::max(free_at_[d], ready));
+  if (pending(d) == kIdle) set_pending(d, std::max(free_at_[d], ready));
   return id;
 }
 
 inline void Simulator::run_device(int d, double now, ExecutionTrace* trace) {
   const int j = num_dev_ + d;
   auto& h = dev_heap_[d];
-  // pending_ never runs a device before its earliest queued op is released, so h[0] is.
+  // pending() never runs a device before its earliest queued op is released, so h[0] is.
   const NodeId v = node_of_rank_[static_cast<uint32_t>(dev_pop(d))];
   const double c = cost_[v];
   const double done = now + c;
@@ -227,7 +242,7 @@ inline void Simulator::run_device(int d, double now, ExecutionTrace* trace) {
 }
 
 inline void Simulator::run_bus(int d, double now, ExecutionTrace* trace) {
-  // pending_ runs a bus when it is free and its first transfer is ready, so the queue is not
+  // pending() runs a bus when it is free and its first transfer is ready, so the queue is not
   // empty and its head is ready.
   const Transfer& tr = transfers_[bus_head_[d]];
   bus_head_[d] = tr.next;
@@ -270,9 +285,9 @@ const SimResult& Simulator::simulate(const Placement& p, ExecutionTrace* trace) 
   dev_of_ = p.device.data();
   if (trace) trace->clear();
 
-  std::fill(pending_.begin(), pending_.end(), kIdle);
+  std::fill(tree_bits_.begin(), tree_bits_.end(), time_bits(kIdle));
   std::fill(free_at_.begin(), free_at_.end(), 0.0);
-  for (size_t i = tree_leaves_ - 1; i >= 1; --i) tree_[i] = tree_[2 * i];  // leftmost leaf
+  for (size_t i = tree_leaves_ - 1; i >= 1; --i) tree_[i] = tree_[2 * i];  // leftmost leaves
   for (int d = 0; d < num_dev_; ++d) {
     dev_heap_[d].clear();
     bus_head_[d] = bus_tail_[d] = -1;
@@ -298,7 +313,7 @@ const SimResult& Simulator::simulate(const Placement& p, ExecutionTrace* trace) 
   for (;;) {
     // The next resource event: earliest time, then lowest index (buses before devices).
     const int j = tree_[1];
-    const double t = pending_[j];
+    const double t = bits_time(tree_bits_[1]);
     if (t == kIdle) break;
     now = t;
     if (j >= num_dev_)

@@ -143,17 +143,18 @@ class Simulator {
   std::vector<Transfer> transfers_;
   std::vector<int32_t> slot_transfer_;  // per slot: its transfer in this simulation, if any
   std::vector<int32_t> next_edge_;
-  // Next run time of each resource: [0, D) buses, [D, 2D) devices; +inf when idle.  At equal
-  // times a lower index goes first, which is the reference's (bus < device, then device id).
-  // tree_ is a tournament tree over them: leaves tree_[L + j] = j, each inner node the
-  // winner of its two children.
-  std::vector<double> pending_;
+  // Next run time of each resource j: [0, D) buses, [D, 2D) devices; +inf when idle.  At
+  // equal times a lower index goes first, which is the reference's (bus < device, then device
+  // id).  A tournament tree over them: leaf L + j is resource j, each inner node holds the
+  // winner of its two children (tree_) and the bits of its time (tree_bits_).
+  std::vector<int32_t> tree_;
+  std::vector<uint64_t> tree_bits_;
+  size_t tree_leaves_ = 2;
+  double pending(int j) const;
   // When each resource's gap after its latest op or transfer ends.  A resource runs next at
   // max(free_at_, when its queue head is released or ready): the reference's run event at the
   // end of a gap that finds nothing to do is skipped (it only marks the resource idle).
   std::vector<double> free_at_;
-  std::vector<int32_t> tree_;
-  size_t tree_leaves_ = 2;
   bool compute_memory_ = true;
   std::vector<double> start_, end_;
   std::vector<NodeId> run_order_;  // ops in the order they started
