@@ -19,6 +19,13 @@ PeakMemory::PeakMemory(const Graph& graph, int num_devices)
   floor_cost_.resize(n);
   for (NodeId v = 0; v < n; ++v) floor_cost_[v] = std::floor(graph.cost_us(v));
   last_use_.assign(n, 0);
+  child_offset_.assign(n + 1, 0);
+  child_.reserve(graph.num_edges());
+  for (NodeId v = 0; v < n; ++v) {
+    for (int i = graph.child_begin(v); i < graph.child_end(v); ++i)
+      child_.push_back(graph.edge_dst(graph.child_edges()[i]));
+    child_offset_[v + 1] = static_cast<int32_t>(child_.size());
+  }
   dev_offset_.assign(num_devices + 1, 0);
   dev_fill_.assign(num_devices, 0);
   slot_.assign(n, 0);
@@ -48,14 +55,13 @@ void PeakMemory::compute(const Placement& p, const std::vector<double>& start_us
     // The time v last needs its inputs, in the reference's integer arithmetic.
     last_use_[v] = floor_nonneg(start[v]) + floor_cost_[v] - 1.0;
   }
-  const std::vector<EdgeId>& child_edges = g.child_edges();
   for (NodeId v : run_order) {
     const int32_t s = slot_[v];
     const int64_t m = slot_alloc_[s];
     if (m <= 0) continue;
     double free_t = start[v];
-    for (int i = g.child_begin(v), e = g.child_end(v); i < e; ++i)
-      free_t = std::max(free_t, last_use_[g.edge_dst(child_edges[i])]);
+    for (int32_t i = child_offset_[v], e = child_offset_[v + 1]; i < e; ++i)
+      free_t = std::max(free_t, last_use_[child_[i]]);
     // Frees at a time equal to an allocation's come after it, so v's bytes leave just before
     // the first allocation on its device that starts strictly after free_t.  free_t >=
     // start(v), so the search starts at v's own slot (length >= 1).

@@ -28,8 +28,10 @@ class PeakMemory {
  private:
   const Graph& graph_;
   const int num_devices_;
-  std::vector<double> floor_cost_;   // floor(cost) per op
-  std::vector<double> last_use_;     // per op: when it last reads its inputs
+  std::vector<double> floor_cost_;     // floor(cost) per op
+  std::vector<double> last_use_;       // per op: when it last reads its inputs
+  std::vector<int32_t> child_offset_;  // children of each op (CSR)
+  std::vector<NodeId> child_;
   std::vector<int32_t> dev_offset_;  // per device: first slot of its ops (num_devices + 1)
   std::vector<int32_t> dev_fill_;
   std::vector<int32_t> slot_;        // per op: its slot in the device-major start order

@@ -182,7 +182,7 @@ inline void Simulator::schedule_device(int d, double t) {
 inline void Simulator::release(NodeId w, uint64_t hi, uint64_t lo) {
   const Key key = (static_cast<Key>(hi) << 64) | lo;
   Key& k = ready_key_[w];
-  if (key > k) k = key;
+  k = std::max(k, key);
   if (--remaining_[w] == 0) {
     const int d = dev_of_[w];
     dev_push(d, k | static_cast<uint32_t>(rank_[w]));
