@@ -32,12 +32,13 @@ class PeakMemory {
   std::vector<double> last_use_;       // per op: when it last reads its inputs
   std::vector<int32_t> child_offset_;  // children of each op (CSR)
   std::vector<NodeId> child_;
-  std::vector<int32_t> dev_offset_;  // per device: first slot of its ops (num_devices + 1)
+  std::vector<int32_t> dev_offset_;  // per device: its first slot (num_devices + 1)
   std::vector<int32_t> dev_fill_;
   std::vector<int32_t> slot_;        // per op: its slot in the device-major start order
   std::vector<double> slot_start_;   // per slot: start time
   std::vector<int64_t> slot_alloc_;  // per slot: bytes allocated at its start
   std::vector<int64_t> slot_free_;   // per slot: bytes freed just before its start
+  std::vector<double> slot_free_t_;  // per slot: when its op's outputs are freed
 };
 
 }  // namespace placeto
