@@ -89,7 +89,7 @@ Simulator::Simulator(const Graph& graph, const Cluster& cluster)
     }
     child_offset_[v + 1] = graph.child_end(v);
   }
-  slot_transfer_.assign(slot_out_.size(), 0);
+  slot_transfer_.assign(slot_out_.size(), -1);
   next_edge_.assign(m, -1);
   transfers_.reserve(m);
   remaining_.resize(n);
@@ -219,6 +219,7 @@ inline void Simulator::run_device(int d, double now, ExecutionTrace* trace) {
   set_pending(j, h.empty() ? kIdle : std::max(free_at_[j], bits_time(hi_bits(h[0]))));
   // Children on this device are released at `done`; the others are grouped by output index
   // into transfers, created in order of first appearance among the edges.
+  const int32_t first_transfer = static_cast<int32_t>(transfers_.size());
   const uint64_t hi = time_bits(done);
   const uint64_t lo = done == now ? kMadeNow | (static_cast<uint64_t>(seq_++) << 32)
                                   : static_cast<uint64_t>(rank_[v]) << 32;
@@ -230,15 +231,16 @@ inline void Simulator::run_device(int d, double now, ExecutionTrace* trace) {
     }
     const int32_t slot = child_slot_[i];
     const int32_t id = slot_transfer_[slot];
-    // Slots of v get transfers only while v runs, once per simulation: a stale id from an
-    // earlier simulation points past the end or at another slot's transfer.
-    if (id < static_cast<int32_t>(transfers_.size()) && transfers_[id].slot == slot) {
+    if (id >= 0) {
       next_edge_[transfers_[id].last_edge] = i;
       transfers_[id].last_edge = i;
     } else {
       start_transfer(d, v, slot, done, i);
     }
   }
+  // Between runs every slot maps to no transfer.
+  for (int32_t id = first_transfer, e = static_cast<int32_t>(transfers_.size()); id < e; ++id)
+    slot_transfer_[transfers_[id].slot] = -1;
 }
 
 inline void Simulator::run_bus(int d, double now, ExecutionTrace* trace) {

@@ -141,7 +141,7 @@ class Simulator {
   std::vector<std::vector<Key>> dev_heap_;
   std::vector<int32_t> bus_head_, bus_tail_;
   std::vector<Transfer> transfers_;
-  std::vector<int32_t> slot_transfer_;  // per slot: its transfer in this simulation, if any
+  std::vector<int32_t> slot_transfer_;  // per slot: its transfer while its op runs, else -1
   std::vector<int32_t> next_edge_;
   // Next run time of each resource j: [0, D) buses, [D, 2D) devices; +inf when idle.  At
   // equal times a lower index goes first, which is the reference's (bus < device, then device
