@@ -68,6 +68,7 @@ Simulator::Simulator(const Graph& graph, const Cluster& cluster)
     in_degree_[v] = graph.in_degree(v);
     rank_[v] = graph.name_rank(v);
     node_of_rank_[rank_[v]] = v;
+    if (in_degree_[v] == 0) sources_.push_back(v);
   }
   // Children in file order; one slot per distinct (parent, output index).
   child_offset_.assign(n + 1, 0);
@@ -303,8 +304,7 @@ const SimResult& Simulator::simulate(const Placement& p, ExecutionTrace* trace) 
   // Sources are queued at init_offset in file order, before any release (none can happen
   // earlier, and those at init_offset are made then, so they carry the flag).
   const uint64_t init_hi = time_bits(k.init_offset_us);
-  for (NodeId v = 0; v < n; ++v) {
-    if (in_degree_[v] != 0) continue;
+  for (NodeId v : sources_) {
     const Key key = (static_cast<Key>(init_hi) << 64) | (static_cast<uint64_t>(v) << 32) |
                     static_cast<uint32_t>(rank_[v]);
     dev_push(dev_of_[v], key);

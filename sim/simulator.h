@@ -102,7 +102,7 @@ class Simulator {
     double ready;
     double delay;
     NodeId src;
-    int32_t slot;  // (src, output) pair, see slot_
+    int32_t slot;  // which output of src, see slot_out_
     int32_t first_edge, last_edge;
     int32_t next;  // the next transfer on the same bus, -1 if none
   };
@@ -127,6 +127,7 @@ class Simulator {
   std::vector<double> cost_;
   std::vector<int32_t> in_degree_, rank_;
   std::vector<NodeId> node_of_rank_;
+  std::vector<NodeId> sources_;  // ops without inputs, in file order
   // Per child position of the graph's CSR (file order): the child, and its slot, a number for
   // each distinct (parent, output index) pair.
   std::vector<int32_t> child_offset_;
@@ -153,7 +154,8 @@ class Simulator {
   double pending(int j) const;
   // When each resource's gap after its latest op or transfer ends.  A resource runs next at
   // max(free_at_, when its queue head is released or ready): the reference's run event at the
-  // end of a gap that finds nothing to do is skipped (it only marks the resource idle).
+  // end of a gap that finds nothing to do is skipped (it only marks the resource idle or puts
+  // back a transfer that is not ready); its time still counts for the runtime.
   std::vector<double> free_at_;
   bool compute_memory_ = true;
   std::vector<double> start_, end_;
