@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "sim/hetero_simulator.h"
+#include "sim/peak_memory.h"
 
 namespace placeto {
 
@@ -19,6 +20,9 @@ inline uint64_t time_bits(double t) {
   std::memcpy(&b, &t, sizeof b);
   return b;
 }
+inline uint64_t hi_bits(unsigned __int128 k) { return static_cast<uint64_t>(k >> 64); }
+// The flag of a release key made at its own time (see Simulator::Key).
+constexpr uint64_t kMadeNow = uint64_t{1} << 63;
 inline double bits_time(uint64_t b) {
   double t;
   std::memcpy(&t, &b, sizeof t);
@@ -50,98 +54,98 @@ Simulator::Simulator(const Graph& graph, const Cluster& cluster)
   }
   const int n = graph.num_nodes();
   const int m = graph.num_edges();
-  const int d = cluster.num_devices();
-  PLACETO_CHECK_GE(d, 1);
-  // Children of each node in byte order of their names (the release order).
+  num_dev_ = cluster.num_devices();
+  PLACETO_CHECK_GE(num_dev_, 1);
+  // Sequence numbers and ranks must fit the 31-bit field of a key.
+  PLACETO_CHECK_LT(static_cast<int64_t>(n) + m, int64_t{1} << 31);
+  peak_memory_ = std::make_unique<PeakMemory>(graph, num_dev_);
+  cost_.resize(n);
+  in_degree_.resize(n);
+  rank_.resize(n);
   node_of_rank_.assign(n, 0);
-  for (NodeId v = 0; v < n; ++v) node_of_rank_[graph.name_rank(v)] = v;
-  rchild_offset_.assign(n + 1, 0);
-  rchild_.resize(m);
-  rchild_out_.resize(m);
-  std::vector<EdgeId> tmp;
   for (NodeId v = 0; v < n; ++v) {
-    tmp.assign(graph.child_edges().begin() + graph.child_begin(v),
-               graph.child_edges().begin() + graph.child_end(v));
-    std::sort(tmp.begin(), tmp.end(), [&](EdgeId a, EdgeId b) {
-      return graph.name_rank(graph.edge_dst(a)) < graph.name_rank(graph.edge_dst(b));
-    });
-    rchild_offset_[v + 1] = rchild_offset_[v] + static_cast<int32_t>(tmp.size());
-    for (size_t i = 0; i < tmp.size(); ++i) {
-      rchild_[rchild_offset_[v] + i] = graph.edge_dst(tmp[i]);
-      rchild_out_[rchild_offset_[v] + i] = graph.edge_out(tmp[i]);
-    }
+    cost_[v] = graph.cost_us(v);
+    in_degree_[v] = graph.in_degree(v);
+    rank_[v] = graph.name_rank(v);
+    node_of_rank_[rank_[v]] = v;
+    if (in_degree_[v] == 0) sources_.push_back(v);
   }
-  releases_.reserve(n + m + 16);
-  tree_leaves_ = 1;
-  while (tree_leaves_ < static_cast<size_t>(2 * d)) tree_leaves_ <<= 1;
-  tree_leaves_ = std::max<size_t>(tree_leaves_, 2);
-  pending_.assign(tree_leaves_, kIdle);  // padding leaves stay idle
-  tree_.assign(tree_leaves_, 0);
-  dev_fifo_.assign(d, {});
-  for (auto& f : dev_fifo_) f.reserve(n);
-  dev_head_.assign(d, 0);
-  bus_heap_.assign(d, {});
-  for (auto& h : bus_heap_) h.reserve(std::min(n, 64));
-  bus_items_.reserve(m);
-  satisfied_.assign(n, 0);
+  // Children in file order; one slot per distinct (parent, output index).
+  child_offset_.assign(n + 1, 0);
+  child_.resize(m);
+  child_slot_.resize(m);
+  for (NodeId v = 0; v < n; ++v) {
+    const int32_t first_slot = static_cast<int32_t>(slot_out_.size());
+    for (int i = graph.child_begin(v); i < graph.child_end(v); ++i) {
+      const EdgeId e = graph.child_edges()[i];
+      const int out = graph.edge_out(e);
+      int32_t s = first_slot;
+      while (s < static_cast<int32_t>(slot_out_.size()) && slot_out_[s] != out) ++s;
+      if (s == static_cast<int32_t>(slot_out_.size())) {
+        slot_out_.push_back(out);
+        slot_bytes_.push_back(static_cast<double>(graph.out_bytes(v, out)));
+      }
+      child_[i] = graph.edge_dst(e);
+      child_slot_[i] = s;
+    }
+    child_offset_[v + 1] = graph.child_end(v);
+  }
+  slot_transfer_.assign(slot_out_.size(), -1);
+  next_edge_.assign(m, -1);
+  transfers_.reserve(m);
+  remaining_.resize(n);
+  ready_key_.resize(n);
+  dev_heap_.assign(num_dev_, {});
+  for (auto& h : dev_heap_) h.reserve(n);
+  bus_head_.assign(num_dev_, -1);
+  bus_tail_.assign(num_dev_, -1);
+  tree_leaves_ = 2;
+  while (tree_leaves_ < static_cast<size_t>(2 * num_dev_)) tree_leaves_ <<= 1;
+  tree_bits_.assign(2 * tree_leaves_, time_bits(kIdle));  // padding leaves stay idle
+  free_at_.assign(tree_leaves_, 0.0);
+  tree_.assign(2 * tree_leaves_, 0);
+  for (size_t i = 2 * tree_leaves_ - 1; i >= 1; --i)  // all idle: each subtree's leftmost leaf
+    tree_[i] = i >= tree_leaves_ ? static_cast<int32_t>(i - tree_leaves_) : tree_[2 * i];
   start_.assign(n, 0);
   end_.assign(n, 0);
   run_order_.reserve(n);
-  last_use_.assign(n, 0);
-  floor_cost_.resize(n);
-  for (NodeId v = 0; v < n; ++v) floor_cost_[v] = std::floor(graph.cost_us(v));
-  live_.assign(d, {});
-  for (auto& l : live_) l.reserve(64);
-  mem_cur_.assign(d, 0);
-  result_.peak_mem_bytes.assign(d, 0);
-  result_.param_bytes.assign(d, 0);
-  result_.over_capacity.assign(d, false);
+  result_.peak_mem_bytes.assign(num_dev_, 0);
+  result_.param_bytes.assign(num_dev_, 0);
+  result_.over_capacity.assign(num_dev_, false);
 }
 
-inline void Simulator::push_release(double t, NodeId parent, int32_t out_plus_one) {
-  const Key key = (static_cast<Key>(time_bits(t)) << 64) |
-                  (static_cast<Key>(static_cast<uint32_t>(graph_.name_rank(parent))) << 32) |
-                  static_cast<uint32_t>(out_plus_one);
-  releases_.push_back(key);
-  size_t i = releases_.size() - 1;
-  while (i > 0) {
-    const size_t parent_i = (i - 1) >> 1;
-    if (releases_[parent_i] < key) break;
-    releases_[i] = releases_[parent_i];
-    i = parent_i;
+inline double Simulator::pending(int j) const { return bits_time(tree_bits_[tree_leaves_ + j]); }
+
+// A tournament tree over the resources' next run times.  The new time of leaf j is carried up
+// its path and compared with the sibling subtree's winner at each level; the siblings are off
+// the path, so their loads do not wait for the stores made on the way up.
+inline void Simulator::set_pending(int j, double t) {
+  size_t i = static_cast<size_t>(j) + tree_leaves_;
+  int32_t winner = j;
+  uint64_t tb = time_bits(t);
+  tree_bits_[i] = tb;
+  while (i > 1) {
+    const size_t sibling = i ^ 1;
+    const uint64_t sb = tree_bits_[sibling];
+    const int32_t sw = tree_[sibling];
+    // At equal times the left subtree (lower indices) wins: a left sibling (i odd) takes
+    // over at sb <= tb.  Integer compares on time bits (+inf included, no overflow) so that
+    // the compiler selects without branches: the parity of the path is unpredictable.
+    const bool take = sb < tb + (i & 1);
+    tb = take ? sb : tb;
+    winner = take ? sw : winner;
+    i >>= 1;
+    tree_bits_[i] = tb;
+    tree_[i] = winner;
   }
-  releases_[i] = key;
 }
 
-inline Simulator::Key Simulator::pop_release() {
-  const Key top = releases_[0];
-  const Key last = releases_.back();
-  releases_.pop_back();
-  const size_t n = releases_.size();
-  if (n == 0) return top;
-  size_t i = 0;
-  for (;;) {
-    size_t c = 2 * i + 1;
-    if (c >= n) break;
-    if (c + 1 < n && releases_[c + 1] < releases_[c]) ++c;
-    if (last < releases_[c]) break;
-    releases_[i] = releases_[c];
-    i = c;
-  }
-  releases_[i] = last;
-  return top;
-}
-
-// Bus queues are ordered by (ready time, sequence number).  Bus items get ids in creation
-// order, the same order as their sequence numbers, so (ready bits, id) is the key.
-void Simulator::bus_push(int d, int32_t item) {
-  auto& h = bus_heap_[d];
-  const Key key = (static_cast<Key>(time_bits(bus_items_[item].ready)) << 64) |
-                  static_cast<uint32_t>(item);
+inline void Simulator::dev_push(int d, Key key) {
+  auto& h = dev_heap_[d];
   h.push_back(key);
   size_t i = h.size() - 1;
   while (i > 0) {
-    size_t parent = (i - 1) >> 1;
+    const size_t parent = (i - 1) >> 1;
     if (h[parent] < key) break;
     h[i] = h[parent];
     i = parent;
@@ -149,56 +153,125 @@ void Simulator::bus_push(int d, int32_t item) {
   h[i] = key;
 }
 
-void Simulator::bus_pop(int d) {
-  auto& h = bus_heap_[d];
+inline Simulator::Key Simulator::dev_pop(int d) {
+  auto& h = dev_heap_[d];
+  const Key top = h[0];
   const Key last = h.back();
   h.pop_back();
   const size_t n = h.size();
-  if (n == 0) return;
+  if (n == 0) return top;
   size_t i = 0;
   for (;;) {
     size_t c = 2 * i + 1;
     if (c >= n) break;
-    if (c + 1 < n && h[c + 1] < h[c]) ++c;
+    c += (c + 1 < n && h[c + 1] < h[c]) ? 1 : 0;
     if (last < h[c]) break;
     h[i] = h[c];
     i = c;
   }
   h[i] = last;
+  return top;
 }
 
-// A tournament tree over the resources' next run times: leaves are resources, each inner
-// node holds the winner (earliest time, then lowest index) of its two children.
-inline void Simulator::set_pending(int j, double t) {
-  pending_[j] = t;
-  size_t i = (static_cast<size_t>(j) + tree_leaves_) >> 1;
-  while (i >= 1) {
-    const size_t l = 2 * i, r = 2 * i + 1;
-    const int a = l >= tree_leaves_ ? static_cast<int>(l - tree_leaves_) : tree_[l];
-    const int b = r >= tree_leaves_ ? static_cast<int>(r - tree_leaves_) : tree_[r];
-    tree_[i] = pending_[b] < pending_[a] ? b : a;
-    i >>= 1;
+// A device runs next when it is free and its earliest queued op is released.
+inline void Simulator::schedule_device(int d, double t) {
+  const int j = num_dev_ + d;
+  const double run = std::max(free_at_[j], t);
+  if (run < pending(j)) set_pending(j, run);
+}
+
+inline void Simulator::release(NodeId w, uint64_t hi, uint64_t lo) {
+  const Key key = (static_cast<Key>(hi) << 64) | lo;
+  Key& k = ready_key_[w];
+  k = std::max(k, key);
+  if (--remaining_[w] == 0) {
+    const int d = dev_of_[w];
+    dev_push(d, k | static_cast<uint32_t>(rank_[w]));
+    schedule_device(d, bits_time(hi_bits(k)));
   }
 }
 
-inline void Simulator::enqueue_device(int d, NodeId v, double t) {
-  // Device queues receive items in nondecreasing ready time (always "now"), so (ready, seq)
-  // order is insertion order: a FIFO is exact.
-  dev_fifo_[d].push_back(v);
-  ++seq_;
-  const int j = cluster_.num_devices() + d;
-  if (pending_[j] == kIdle) set_pending(j, t);
+inline int32_t Simulator::start_transfer(int d, NodeId v, int32_t slot, double ready,
+                                         int32_t edge) {
+  const int32_t id = static_cast<int32_t>(transfers_.size());
+  transfers_.push_back({ready, slot_bytes_[slot] / transfer_speed_, v, slot, edge, edge, -1});
+  slot_transfer_[slot] = id;
+  if (bus_tail_[d] >= 0)
+    transfers_[bus_tail_[d]].next = id;
+  else
+    bus_head_[d] = id;
+  bus_tail_[d] = id;
+  if (pending(d) == kIdle) set_pending(d, std::max(free_at_[d], ready));
+  return id;
 }
 
-inline void Simulator::release_children(NodeId v, int32_t out_plus_one, double now) {
-  const Placement& p = *placement_;
-  const int32_t dv = p.device[v];
-  const int32_t b = rchild_offset_[v], e = rchild_offset_[v + 1];
-  for (int32_t i = b; i < e; ++i) {
-    const NodeId w = rchild_[i];
-    const bool local = p.device[w] == dv;
-    if (out_plus_one == 0 ? !local : (local || rchild_out_[i] != out_plus_one - 1)) continue;
-    if (++satisfied_[w] == graph_.in_degree(w)) enqueue_device(p.device[w], w, now);
+inline void Simulator::run_device(int d, double now, ExecutionTrace* trace) {
+  const int j = num_dev_ + d;
+  auto& h = dev_heap_[d];
+  // pending() never runs a device before its earliest queued op is released, so h[0] is.
+  const NodeId v = node_of_rank_[static_cast<uint32_t>(dev_pop(d))];
+  const double c = cost_[v];
+  const double done = now + c;
+  start_[v] = now;
+  end_[v] = done;
+  run_order_.push_back(v);
+  if (trace) trace->ops.push_back({v, d, now, done});
+  free_at_[j] = c == 0 ? done : done + delta1_;
+  set_pending(j, h.empty() ? kIdle : std::max(free_at_[j], bits_time(hi_bits(h[0]))));
+  // Children on this device are released at `done`; the others are grouped by output index
+  // into transfers, created in order of first appearance among the edges.
+  const int32_t first_transfer = static_cast<int32_t>(transfers_.size());
+  const uint64_t hi = time_bits(done);
+  const uint64_t lo = done == now ? kMadeNow | (static_cast<uint64_t>(seq_++) << 32)
+                                  : static_cast<uint64_t>(rank_[v]) << 32;
+  for (int32_t i = child_offset_[v], e = child_offset_[v + 1]; i < e; ++i) {
+    const NodeId w = child_[i];
+    if (dev_of_[w] == d) {
+      release(w, hi, lo);
+      continue;
+    }
+    const int32_t slot = child_slot_[i];
+    const int32_t id = slot_transfer_[slot];
+    if (id >= 0) {
+      next_edge_[transfers_[id].last_edge] = i;
+      transfers_[id].last_edge = i;
+    } else {
+      start_transfer(d, v, slot, done, i);
+    }
+  }
+  // Between runs every slot maps to no transfer.
+  for (int32_t id = first_transfer, e = static_cast<int32_t>(transfers_.size()); id < e; ++id)
+    slot_transfer_[transfers_[id].slot] = -1;
+}
+
+inline void Simulator::run_bus(int d, double now, ExecutionTrace* trace) {
+  // pending() runs a bus when it is free and its first transfer is ready, so the queue is not
+  // empty and its head is ready.
+  const Transfer& tr = transfers_[bus_head_[d]];
+  bus_head_[d] = tr.next;
+  const double arrive = now + tr.delay;
+  free_at_[d] = arrive + delta2_;
+  if (tr.next < 0) {
+    bus_tail_[d] = -1;
+    set_pending(d, kIdle);
+  } else {
+    set_pending(d, std::max(free_at_[d], transfers_[tr.next].ready));
+  }
+  const uint64_t hi = time_bits(arrive);
+  const uint64_t lo = arrive == now ? kMadeNow | (static_cast<uint64_t>(seq_++) << 32)
+                                    : static_cast<uint64_t>(rank_[tr.src]) << 32;
+  for (int32_t i = tr.first_edge;; i = next_edge_[i]) {
+    release(child_[i], hi, lo);
+    if (i == tr.last_edge) break;
+  }
+  if (trace) {
+    const int out = slot_out_[tr.slot];
+    ExecutionTrace::Transfer t{tr.src, out, d, now, arrive, graph_.out_bytes(tr.src, out), {}, -1};
+    for (int32_t i = tr.first_edge;; i = next_edge_[i]) {
+      t.dsts.push_back(child_[i]);
+      if (i == tr.last_edge) break;
+    }
+    trace->transfers.push_back(std::move(t));
   }
 }
 
@@ -206,119 +279,49 @@ const SimResult& Simulator::simulate(const Placement& p, ExecutionTrace* trace) 
   if (hetero_) return hetero_->simulate(p, trace);
   const Graph& g = graph_;
   const int n = g.num_nodes();
-  const int num_dev = cluster_.num_devices();
   PLACETO_CHECK_EQ(static_cast<int>(p.device.size()), n);
-  PLACETO_CHECK_EQ(p.num_devices, num_dev);
+  PLACETO_CHECK_EQ(p.num_devices, num_dev_);
   const CompatConstants& k = cluster_.compat;
-  placement_ = &p;
+  delta1_ = k.delta1_us;
+  delta2_ = k.delta2_us;
+  transfer_speed_ = k.transfer_bytes_per_us;
+  dev_of_ = p.device.data();
   if (trace) trace->clear();
 
-  releases_.clear();
-  std::fill(pending_.begin(), pending_.end(), kIdle);
-  for (size_t i = tree_leaves_ - 1; i >= 1; --i) {  // all idle: each subtree's leftmost leaf
-    const size_t l = 2 * i;
-    tree_[i] = l >= tree_leaves_ ? static_cast<int>(l - tree_leaves_) : tree_[l];
+  std::fill(tree_bits_.begin(), tree_bits_.end(), time_bits(kIdle));
+  std::fill(free_at_.begin(), free_at_.end(), 0.0);
+  for (size_t i = tree_leaves_ - 1; i >= 1; --i) tree_[i] = tree_[2 * i];  // leftmost leaves
+  for (int d = 0; d < num_dev_; ++d) {
+    dev_heap_[d].clear();
+    bus_head_[d] = bus_tail_[d] = -1;
   }
-  for (int d = 0; d < num_dev; ++d) {
-    dev_fifo_[d].clear();
-    dev_head_[d] = 0;
-    bus_heap_[d].clear();
-  }
-  bus_items_.clear();
+  transfers_.clear();
   run_order_.clear();
-  std::fill(satisfied_.begin(), satisfied_.end(), 0);
+  std::copy(in_degree_.begin(), in_degree_.end(), remaining_.begin());
+  std::fill(ready_key_.begin(), ready_key_.end(), Key{0});
   seq_ = 0;
 
-  for (NodeId v = 0; v < n; ++v)
-    if (g.in_degree(v) == 0) enqueue_device(p.device[v], v, k.init_offset_us);
+  // Sources are queued at init_offset in file order, before any release (none can happen
+  // earlier, and those at init_offset are made then, so they carry the flag).
+  const uint64_t init_hi = time_bits(k.init_offset_us);
+  for (NodeId v : sources_) {
+    const Key key = (static_cast<Key>(init_hi) << 64) | (static_cast<uint64_t>(v) << 32) |
+                    static_cast<uint32_t>(rank_[v]);
+    dev_push(dev_of_[v], key);
+    schedule_device(dev_of_[v], k.init_offset_us);
+  }
 
   double now = 0;
   for (;;) {
     // The next resource event: earliest time, then lowest index (buses before devices).
     const int j = tree_[1];
-    const double tj = pending_[j];
-    // Releases go first at equal times.
-    if (!releases_.empty()) {
-      const Key top = releases_[0];
-      const double tr = bits_time(static_cast<uint64_t>(top >> 64));
-      if (tr <= tj) {
-        pop_release();
-        now = tr;
-        const NodeId v = node_of_rank_[static_cast<uint32_t>(top >> 32)];
-        release_children(v, static_cast<int32_t>(static_cast<uint32_t>(top)), now);
-        continue;
-      }
-    }
-    if (tj == kIdle) break;
-    now = tj;
-    if (j >= num_dev) {  // device run
-      const int d = j - num_dev;
-      auto& fifo = dev_fifo_[d];
-      if (dev_head_[d] == fifo.size()) {
-        set_pending(j, kIdle);
-        continue;
-      }
-      const NodeId v = fifo[dev_head_[d]++];
-      const double c = g.cost_us(v);
-      const double done = now + c;
-      start_[v] = now;
-      end_[v] = done;
-      run_order_.push_back(v);
-      if (trace) trace->ops.push_back({v, d, now, done});
-      set_pending(j, c == 0 ? done : done + k.delta1_us);
-      // Children on this device are released when v ends; the others are grouped by output
-      // index, one transfer per index in order of first appearance among the edges.
-      group_out_.clear();
-      bool any_local = false;
-      for (int i = g.child_begin(v), ce = g.child_end(v); i < ce; ++i) {
-        const EdgeId e = g.child_edges()[i];
-        if (p.device[g.edge_dst(e)] == d) {
-          any_local = true;
-        } else {
-          const int out = g.edge_out(e);
-          if (std::find(group_out_.begin(), group_out_.end(), out) == group_out_.end())
-            group_out_.push_back(out);
-        }
-      }
-      if (any_local) push_release(done, v, 0);
-      for (int out : group_out_) {
-        BusItem item;
-        item.ready = done;
-        item.seq = seq_++;
-        item.delay = static_cast<double>(g.out_bytes(v, out)) / k.transfer_bytes_per_us;
-        item.src = v;
-        item.out = out;
-        const int32_t id = static_cast<int32_t>(bus_items_.size());
-        bus_items_.push_back(item);
-        bus_push(d, id);
-        if (pending_[d] == kIdle) set_pending(d, done);
-      }
-    } else {  // bus run
-      const int d = j;
-      if (bus_heap_[d].empty()) {
-        set_pending(j, kIdle);
-        continue;
-      }
-      const BusItem item = bus_items_[static_cast<uint32_t>(bus_heap_[d][0])];
-      if (item.ready > now) {
-        // Not ready yet: it stays queued with its original (ready, seq); the bus stays busy.
-        set_pending(j, item.ready);
-        continue;
-      }
-      bus_pop(d);
-      const double arrive = now + item.delay;
-      push_release(arrive, item.src, item.out + 1);
-      if (trace) {
-        ExecutionTrace::Transfer tr{item.src, item.out, d, now, arrive, g.out_bytes(item.src, item.out), {}, -1};
-        for (int i = g.child_begin(item.src); i < g.child_end(item.src); ++i) {
-          const EdgeId e = g.child_edges()[i];
-          if (g.edge_out(e) == item.out && p.device[g.edge_dst(e)] != d)
-            tr.dsts.push_back(g.edge_dst(e));
-        }
-        trace->transfers.push_back(std::move(tr));
-      }
-      set_pending(j, arrive + k.delta2_us);
-    }
+    const double t = bits_time(tree_bits_[1]);
+    if (t == kIdle) break;
+    now = t;
+    if (j >= num_dev_)
+      run_device(j - num_dev_, now, trace);
+    else
+      run_bus(j, now, trace);
   }
   if (static_cast<int>(run_order_.size()) != n) {
     std::vector<char> ran(n, 0);
@@ -328,48 +331,16 @@ const SimResult& Simulator::simulate(const Placement& p, ExecutionTrace* trace) 
         throw InputError("graph '" + g.name() + "': op '" + g.node_name(v) +
                          "' never runs (the graph has a cycle)");
   }
+  // The reference also processes a run event when a resource's gap ends with its queue empty
+  // (it goes idle) or its head not ready (put back); those change nothing else, so they are
+  // not simulated, but their times count: the last event is the latest end of a gap.
+  for (double f : free_at_) now = std::max(now, f);
   result_.runtime_us = now;
-  if (compute_memory_ || cluster_.has_memory_limits()) compute_memory(p);
+  if (compute_memory_ || cluster_.has_memory_limits()) {
+    peak_memory_->compute(p, start_, run_order_, &result_.peak_mem_bytes);
+    finish_memory_result(g, cluster_, p, &result_);
+  }
   return result_;
-}
-
-void Simulator::compute_memory(const Placement& p) {
-  // The reference sorts (time, sign, amount, device) records with allocations before frees at
-  // equal times and takes each device's running maximum.  Equivalently: walk allocations in
-  // start order (the order ops started) and, before each, drop the tensors whose free time is
-  // strictly earlier; a per-device min-heap of free times does that without a global sort.
-  const Graph& g = graph_;
-  const int num_dev = cluster_.num_devices();
-  auto later = [](const std::pair<double, int64_t>& a, const std::pair<double, int64_t>& b) {
-    return a.first > b.first;
-  };
-  for (int d = 0; d < num_dev; ++d) {
-    live_[d].clear();
-    mem_cur_[d] = 0;
-    result_.peak_mem_bytes[d] = 0;
-  }
-  // The time a child w last needs its inputs, in the reference's integer arithmetic.
-  for (NodeId w : run_order_) last_use_[w] = std::floor(start_[w]) + floor_cost_[w] - 1.0;
-  for (NodeId v : run_order_) {
-    const int64_t m = g.total_out_bytes(v);
-    if (m <= 0) continue;
-    const double t = start_[v];
-    double free_t = t;
-    for (int32_t i = rchild_offset_[v]; i < rchild_offset_[v + 1]; ++i)
-      free_t = std::max(free_t, last_use_[rchild_[i]]);
-    const int d = p.device[v];
-    auto& live = live_[d];
-    while (!live.empty() && live.front().first < t) {
-      mem_cur_[d] -= live.front().second;
-      std::pop_heap(live.begin(), live.end(), later);
-      live.pop_back();
-    }
-    mem_cur_[d] += m;
-    live.emplace_back(free_t, m);
-    std::push_heap(live.begin(), live.end(), later);
-    if (mem_cur_[d] > result_.peak_mem_bytes[d]) result_.peak_mem_bytes[d] = mem_cur_[d];
-  }
-  finish_memory_result(g, cluster_, p, &result_);
 }
 
 void finish_memory_result(const Graph& g, const Cluster& c, const Placement& p, SimResult* r) {

@@ -4,9 +4,9 @@
 // states its rules): per-device compute queues, one outgoing transfer bus per device, events
 // ordered by (time, kind, key).  The heterogeneous mode (Cluster::mode) adds per-device speeds,
 // per-link bandwidth and latency and a queue per bus or per link; Simulator hands it to
-// HeteroSimulator (sim/hetero_simulator.h) so that the compatible loop stays lean.  A Simulator is bound to one graph and cluster and reuses its
-// buffers, so simulate() allocates nothing after the first call.  Not thread-safe: use one
-// Simulator per thread.
+// HeteroSimulator (sim/hetero_simulator.h) so that the compatible loop stays lean.  A Simulator is
+// bound to one graph and cluster and reuses its buffers, so simulate() allocates nothing after the
+// first call.  Not thread-safe: use one Simulator per thread.
 #pragma once
 
 #include <cstdint>
@@ -55,6 +55,7 @@ struct SimResult {
 };
 
 class HeteroSimulator;
+class PeakMemory;
 
 // Fills r's param_bytes, over_capacity and memory_ok from its peak_mem_bytes: resident
 // parameters per device, and whether peak + parameters exceed each device's capacity.
@@ -84,59 +85,83 @@ class Simulator {
   const Cluster& cluster() const { return cluster_; }
 
  private:
-  // Pending release batches: all children of one parent made ready by one source (the
-  // parent's own end for children on its device, or one bus transfer) become ready at the
-  // same time.  Within a batch children are processed in byte order of their names, which is
-  // exactly the reference's per-edge (parent name, child name) order: a batch never shares
-  // (time, parent) with another pending batch (docs/SIMULATOR.md, "Implementation").
-  // Key layout: [time bits:64 | parent name rank:32 | output index + 1 (0 = local):32].
+  // Release keys (docs/SIMULATOR.md, "Implementation"): the reference processes the release of
+  // edge (u, w) at time t in the order (t, flag, a, rank(w)), where flag = 0, a = rank(u) for a
+  // release made at an earlier time (all such are processed first at t, in name order) and
+  // flag = 1, a = creation sequence for one made at time t itself (a zero-cost op or a 0-byte
+  // transfer: it runs right after the event that made it).  An op is queued on its device
+  // when its last in-edge is released, so device queues hold ops keyed by the largest key of
+  // their in-edges and a device run takes the smallest key already released.
+  // Layout: [time bits:64 | flag:1 | a:31 | name rank of the op:32].
   using Key = unsigned __int128;
-  struct BusItem {
+  // One bus transfer: an output of `src` sent to all its children on other devices.  Its
+  // children are the edges first_edge, next_edge_[first_edge], ... up to last_edge (child
+  // positions in the graph's CSR).  Transfers leaving one device are queued in creation
+  // order, which is also (ready time, sequence) order: a device's ops end in order.
+  struct Transfer {
     double ready;
-    uint64_t seq;
     double delay;
     NodeId src;
-    int32_t out;
+    int32_t slot;  // which output of src, see slot_out_
+    int32_t first_edge, last_edge;
+    int32_t next;  // the next transfer on the same bus, -1 if none
   };
 
-  void push_release(double t, NodeId parent, int32_t out_plus_one);
-  Key pop_release();
-  void bus_push(int d, int32_t item);
-  void bus_pop(int d);
+  void schedule_device(int d, double t);
+  void run_device(int d, double now, ExecutionTrace* trace);
+  void run_bus(int d, double now, ExecutionTrace* trace);
+  // Releases one in-edge of w at key (hi, lo); queues w on its device if it was the last.
+  void release(NodeId w, uint64_t hi, uint64_t lo);
+  int32_t start_transfer(int d, NodeId v, int32_t slot, double ready, int32_t edge);
+  void dev_push(int d, Key key);
+  Key dev_pop(int d);
   void set_pending(int resource, double t);
-  void enqueue_device(int d, NodeId v, double t);
-  void release_children(NodeId v, int32_t out_plus_one, double now);
-  void compute_memory(const Placement& p);
 
   const Graph& graph_;
   const Cluster& cluster_;
   // The heterogeneous mode runs the general event loop (sim/hetero_simulator.h).
   std::unique_ptr<HeteroSimulator> hetero_;
-  // Per node: child node ids and output indices, sorted by child name rank.
-  std::vector<int32_t> rchild_offset_;
-  std::vector<NodeId> rchild_;
-  std::vector<int32_t> rchild_out_;
+  std::unique_ptr<PeakMemory> peak_memory_;
+  int num_dev_ = 0;
+  // Per op, copied from the graph into flat arrays.
+  std::vector<double> cost_;
+  std::vector<int32_t> in_degree_, rank_;
   std::vector<NodeId> node_of_rank_;
-  std::vector<Key> releases_;  // binary min-heap
-  // Next run time of each resource: [0, D) buses, [D, 2D) devices; +inf when idle.  At equal
-  // times a lower index goes first, which is the reference's (bus < device, then device id).
-  std::vector<double> pending_;
-  std::vector<int> tree_;
+  std::vector<NodeId> sources_;  // ops without inputs, in file order
+  // Per child position of the graph's CSR (file order): the child, and its slot, a number for
+  // each distinct (parent, output index) pair.
+  std::vector<int32_t> child_offset_;
+  std::vector<NodeId> child_;
+  std::vector<int32_t> child_slot_;
+  std::vector<double> slot_bytes_;  // per slot: bytes of that output
+  std::vector<int32_t> slot_out_;   // per slot: the output index
+  // Per simulation.
+  const int32_t* dev_of_ = nullptr;  // the placement
+  std::vector<int32_t> remaining_;   // per op: in-edges not yet released
+  std::vector<Key> ready_key_;       // per op: largest key of its released in-edges
+  std::vector<std::vector<Key>> dev_heap_;
+  std::vector<int32_t> bus_head_, bus_tail_;
+  std::vector<Transfer> transfers_;
+  std::vector<int32_t> slot_transfer_;  // per slot: its transfer while its op runs, else -1
+  std::vector<int32_t> next_edge_;
+  // Next run time of each resource j: [0, D) buses, [D, 2D) devices; +inf when idle.  At
+  // equal times a lower index goes first, which is the reference's (bus < device, then device
+  // id).  A tournament tree over them: leaf L + j is resource j, each inner node holds the
+  // winner of its two children (tree_) and the bits of its time (tree_bits_).
+  std::vector<int32_t> tree_;
+  std::vector<uint64_t> tree_bits_;
   size_t tree_leaves_ = 2;
+  double pending(int j) const;
+  // When each resource's gap after its latest op or transfer ends.  A resource runs next at
+  // max(free_at_, when its queue head is released or ready): the reference's run event at the
+  // end of a gap that finds nothing to do is skipped (it only marks the resource idle or puts
+  // back a transfer that is not ready); its time still counts for the runtime.
+  std::vector<double> free_at_;
   bool compute_memory_ = true;
-  std::vector<std::vector<NodeId>> dev_fifo_;
-  std::vector<size_t> dev_head_;
-  std::vector<std::vector<Key>> bus_heap_;
-  std::vector<BusItem> bus_items_;
-  std::vector<int32_t> satisfied_;
-  std::vector<int32_t> group_out_;  // scratch: output indices of the current op's transfers
   std::vector<double> start_, end_;
   std::vector<NodeId> run_order_;  // ops in the order they started
-  std::vector<double> floor_cost_, last_use_;
-  std::vector<std::vector<std::pair<double, int64_t>>> live_;  // per device: (free time, bytes)
-  std::vector<int64_t> mem_cur_;
-  uint64_t seq_ = 0;
-  const Placement* placement_ = nullptr;
+  uint32_t seq_ = 0;
+  double delta1_ = 0, delta2_ = 0, transfer_speed_ = 1;
   SimResult result_;
 };
 
