@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/error.h"
+#include "common/malloc_tuning.h"
 
 namespace placeto {
 
@@ -93,6 +94,7 @@ GraphTensors make_graph_tensors(const Graph& g, bool with_levels) {
 }
 
 PolicyNetImpl::PolicyNetImpl(const PolicyConfig& config) : config_(config) {
+  tune_malloc_for_tensors();  // every process that runs the network wants it
   const int64_t f = placeto::feature_width(config.features, config.num_devices);
   const int64_t h = config.hidden;
   node_transform = register_module("node_transform", torch::nn::Linear(f, h));
@@ -168,14 +170,9 @@ torch::Tensor PolicyNetImpl::forward(const torch::Tensor& x, const torch::Tensor
   torch::Tensor z = embed_node_major(x, gt);  // [N, T, 2H]
   torch::Tensor anc = gt.ancestors.index_select(0, current);    // [T, N]
   torch::Tensor desc = gt.descendants.index_select(0, current);  // [T, N]
-  auto pool = [&](const torch::Tensor& mask) {
-    torch::Tensor count = mask.sum(1, true).clamp_min(1.0);           // [T, 1]
-    torch::Tensor sum = (mask.t().unsqueeze(2) * z).sum(0);             // [T, 2H]
-    return sum / count;
-  };
-  torch::Tensor parts_p = torch::relu(agg_parents(pool(anc)));
-  torch::Tensor parts_c = torch::relu(agg_children(pool(desc)));
-  torch::Tensor parts_par;
+  // The three pools are one batched matrix product: row-normalised masks [T, 3, N] times the
+  // step-major embeddings [T, N, 2H] give the three means [T, 3, 2H].
+  std::vector<torch::Tensor> masks{anc, desc};
   if (config_.parallel_aggregation) {
     torch::Tensor self = torch::one_hot(current, gt.num_nodes).to(torch::kFloat);
     torch::Tensor par = (1.0 - anc - desc - self).clamp_min(0.0);
@@ -186,10 +183,16 @@ torch::Tensor PolicyNetImpl::forward(const torch::Tensor& x, const torch::Tensor
       torch::Tensor idx = std::get<1>(dist.topk(config_.parallel_k, 1, /*largest=*/false));
       par = torch::zeros_like(par).scatter(1, idx, 1.0) * par;
     }
-    parts_par = torch::relu(agg_parallel(pool(par)));
-  } else {
-    parts_par = torch::zeros({t, config_.hidden});
+    masks.push_back(par);
   }
+  torch::Tensor m = torch::stack(masks, 1);                  // [T, P, N]
+  m = m / m.sum(2, true).clamp_min(1.0);
+  torch::Tensor pooled = torch::bmm(m, z.transpose(0, 1));  // [T, P, 2H]
+  torch::Tensor parts_p = torch::relu(agg_parents(pooled.select(1, 0)));
+  torch::Tensor parts_c = torch::relu(agg_children(pooled.select(1, 1)));
+  torch::Tensor parts_par = config_.parallel_aggregation
+                                ? torch::relu(agg_parallel(pooled.select(1, 2)))
+                                : torch::zeros({t, config_.hidden});
   torch::Tensor own = z.index({current, torch::arange(t)});  // [T, 2H]
   torch::Tensor feat = torch::cat({parts_p, parts_c, parts_par, own}, 1);
   return classifier_out(torch::relu(classifier_hidden(feat)));

@@ -3,13 +3,15 @@
 #include <chrono>
 #include <cmath>
 
+#include "common/error.h"
+
 namespace placeto {
 
-std::vector<double> EpisodeRecord::returns() const {
+std::vector<double> EpisodeRecord::returns(double discount) const {
   std::vector<double> g(rewards.size());
   double acc = 0;
   for (size_t i = rewards.size(); i-- > 0;) {
-    acc += rewards[i];
+    acc = rewards[i] + discount * acc;
     g[i] = acc;
   }
   return g;
@@ -35,52 +37,86 @@ int sample_from_logits(const float* logits, int n, std::mt19937_64& rng) {
 
 EpisodeRecord run_episode(PolicyNet& policy, const GraphTensors& gt, PlacementEnv& env,
                           std::mt19937_64& rng, ActionMode mode, bool keep_features) {
+  return std::move(run_episodes(policy, gt, {&env}, rng, mode, keep_features).front());
+}
+
+std::vector<EpisodeRecord> run_episodes(PolicyNet& policy, const GraphTensors& gt,
+                                        const std::vector<PlacementEnv*>& envs,
+                                        std::mt19937_64& rng, ActionMode mode,
+                                        bool keep_features) {
   using clock = std::chrono::steady_clock;
-  torch::NoGradGuard no_grad;
-  EpisodeRecord rec;
-  const int n = env.graph().num_nodes();
-  const int d = env.num_devices();
+  PLACETO_CHECK(!envs.empty());
+  torch::InferenceMode inference;
+  const int k = static_cast<int>(envs.size());
+  const int n = envs[0]->graph().num_nodes();
+  const int d = envs[0]->num_devices();
   const int width = policy->feature_width();
-  rec.num_nodes = n;
-  rec.width = width;
-  auto t0 = clock::now();
-  env.reset(rng);
-  rec.sim_seconds += std::chrono::duration<double>(clock::now() - t0).count();
-  rec.start_runtime_us = env.current_runtime_us();
-  if (keep_features) rec.features.resize(static_cast<size_t>(n) * n * width);
-  torch::Tensor x = torch::empty({1, n, width});
-  torch::Tensor cur = torch::empty({1}, torch::kInt64);
-  while (!env.done()) {
-    const int t = env.step_index();
+  const size_t plane = static_cast<size_t>(n) * width;
+  std::vector<EpisodeRecord> recs(k);
+  double sim_s = 0, policy_s = 0;
+  for (int e = 0; e < k; ++e) {
+    PLACETO_CHECK_EQ(envs[e]->graph().num_nodes(), n);
+    EpisodeRecord& rec = recs[e];
+    rec.num_nodes = n;
+    rec.width = width;
+    auto t0 = clock::now();
+    envs[e]->reset(rng);
+    sim_s += std::chrono::duration<double>(clock::now() - t0).count();
+    rec.start_runtime_us = envs[e]->current_runtime_us();
+    if (keep_features) rec.features.resize(static_cast<size_t>(n) * plane);
+    rec.current.reserve(n);
+    rec.actions.reserve(n);
+    rec.rewards.reserve(n);
+  }
+  torch::Tensor x = torch::empty({k, n, width});
+  torch::Tensor cur = torch::empty({k}, torch::kInt64);
+  float* xp = x.data_ptr<float>();
+  int64_t* cp = cur.data_ptr<int64_t>();
+  while (!envs[0]->done()) {
+    const int t = envs[0]->step_index();
     auto tp = clock::now();
-    build_features(env, policy->config().features, x.data_ptr<float>());
-    const NodeId v = env.current_node();
-    cur.data_ptr<int64_t>()[0] = v;
+    for (int e = 0; e < k; ++e) {
+      PLACETO_CHECK(!envs[e]->done());
+      build_features(*envs[e], policy->config().features, xp + e * plane);
+      cp[e] = envs[e]->current_node();
+    }
     torch::Tensor logits = policy->forward(x, cur, gt).contiguous();
     const float* lp = logits.data_ptr<float>();
-    int action;
-    if (mode == ActionMode::kGreedy) {
-      action = 0;
-      for (int i = 1; i < d; ++i)
-        if (lp[i] > lp[action]) action = i;
-    } else {
-      action = sample_from_logits(lp, d, rng);
+    std::vector<int> actions(k);
+    for (int e = 0; e < k; ++e) {
+      const float* row = lp + static_cast<size_t>(e) * d;
+      if (mode == ActionMode::kGreedy) {
+        int a = 0;
+        for (int i = 1; i < d; ++i)
+          if (row[i] > row[a]) a = i;
+        actions[e] = a;
+      } else {
+        actions[e] = sample_from_logits(row, d, rng);
+      }
+      if (keep_features)
+        std::copy(xp + e * plane, xp + (e + 1) * plane,
+                  recs[e].features.begin() + static_cast<size_t>(t) * plane);
     }
-    if (keep_features)
-      std::copy(x.data_ptr<float>(), x.data_ptr<float>() + static_cast<size_t>(n) * width,
-                rec.features.begin() + static_cast<size_t>(t) * n * width);
     auto ts = clock::now();
-    rec.policy_seconds += std::chrono::duration<double>(ts - tp).count();
-    double r = env.step(action);
-    rec.sim_seconds += std::chrono::duration<double>(clock::now() - ts).count();
-    rec.current.push_back(v);
-    rec.actions.push_back(action);
-    rec.rewards.push_back(r);
+    policy_s += std::chrono::duration<double>(ts - tp).count();
+    for (int e = 0; e < k; ++e) {
+      const double r = envs[e]->step(actions[e]);
+      recs[e].current.push_back(cp[e]);
+      recs[e].actions.push_back(actions[e]);
+      recs[e].rewards.push_back(r);
+    }
+    sim_s += std::chrono::duration<double>(clock::now() - ts).count();
   }
-  rec.final_runtime_us = env.current_runtime_us();
-  rec.final_objective_us = env.objective_us();
-  rec.final_placement = env.placement();
-  return rec;
+  for (int e = 0; e < k; ++e) {
+    EpisodeRecord& rec = recs[e];
+    rec.final_runtime_us = envs[e]->current_runtime_us();
+    rec.final_objective_us = envs[e]->objective_us();
+    rec.final_memory_ok = envs[e]->last_sim().memory_ok;
+    rec.final_placement = envs[e]->placement();
+    rec.sim_seconds = sim_s / k;  // the episodes shared the time; split it evenly
+    rec.policy_seconds = policy_s / k;
+  }
+  return recs;
 }
 
 }  // namespace placeto

@@ -24,11 +24,12 @@ struct EpisodeRecord {
   double start_runtime_us = 0;
   double final_runtime_us = 0;   // runtime of the final placement
   double final_objective_us = 0;
+  bool final_memory_ok = true;   // the final placement fits every device's memory
   Placement final_placement;
   double sim_seconds = 0, policy_seconds = 0;  // time split of the episode
   int steps() const { return static_cast<int>(actions.size()); }
-  // Undiscounted return from each step on.
-  std::vector<double> returns() const;
+  // Return from each step on: sum of later rewards weighted by discount^(distance).
+  std::vector<double> returns(double discount = 1.0) const;
 };
 
 enum class ActionMode { kSample, kGreedy };
@@ -36,6 +37,15 @@ enum class ActionMode { kSample, kGreedy };
 // Runs one episode.  `rng` drives sampling and the environment's random starts.
 EpisodeRecord run_episode(PolicyNet& policy, const GraphTensors& gt, PlacementEnv& env,
                           std::mt19937_64& rng, ActionMode mode, bool keep_features = true);
+
+// Runs one episode in each of `envs` (all over the graph of `gt`) in lockstep: step t of
+// every episode goes through one batched forward, which costs little more than a single one
+// on graphs of a few hundred ops.  Random draws are taken environment by environment within
+// each step, so results depend on the order of `envs` but are reproducible.
+std::vector<EpisodeRecord> run_episodes(PolicyNet& policy, const GraphTensors& gt,
+                                        const std::vector<PlacementEnv*>& envs,
+                                        std::mt19937_64& rng, ActionMode mode,
+                                        bool keep_features = true);
 
 // Samples from softmax(logits) with our own engine, for run-to-run reproducibility.
 int sample_from_logits(const float* logits, int n, std::mt19937_64& rng);

@@ -1,7 +1,9 @@
 #include "learner/policy_io.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <random>
 
 #include "actors/rollout.h"
@@ -45,16 +47,22 @@ PolicyPlacement place_with_policy(LoadedPolicy& policy, const Graph& g, const Cl
                      std::to_string(cluster.num_devices()) +
                      " (train a policy for that count, or pass --devices " +
                      std::to_string(policy.config.devices) + ")");
+  return place_with_net(policy.net, policy.config, g, cluster, samples, seed);
+}
+
+PolicyPlacement place_with_net(PolicyNet& net, const TrainConfig& config, const Graph& g,
+                               const Cluster& cluster, int samples, uint64_t seed) {
+  PLACETO_CHECK_EQ(cluster.num_devices(), config.devices);
   auto t0 = std::chrono::steady_clock::now();
-  GraphTensors gt = make_graph_tensors(g, policy.config.policy.message_passing == "sweep");
-  EnvConfig env_cfg = policy.config.env;
+  GraphTensors gt = make_graph_tensors(g, config.policy.message_passing == "sweep");
+  EnvConfig env_cfg = config.env;
   PlacementEnv env(g, cluster, env_cfg);
   std::mt19937_64 rng(seed);
   PolicyPlacement best;
   bool best_ok = false;
   bool have = false;
   auto consider = [&](const EpisodeRecord& rec) {
-    const bool ok = env.last_sim().memory_ok;
+    const bool ok = rec.final_memory_ok;
     if (!have || (ok && !best_ok) || (ok == best_ok && rec.final_runtime_us < best.runtime_us)) {
       best.placement = rec.final_placement;
       best.runtime_us = rec.final_runtime_us;
@@ -62,9 +70,21 @@ PolicyPlacement place_with_policy(LoadedPolicy& policy, const Graph& g, const Cl
       have = true;
     }
   };
-  consider(run_episode(policy.net, gt, env, rng, ActionMode::kGreedy, false));
-  for (int i = 1; i < samples; ++i)
-    consider(run_episode(policy.net, gt, env, rng, ActionMode::kSample, false));
+  consider(run_episode(net, gt, env, rng, ActionMode::kGreedy, false));
+  // Sampled episodes run in lockstep batches (one forward per step for the whole batch).
+  constexpr int kBatch = 8;
+  std::vector<std::unique_ptr<PlacementEnv>> envs;
+  for (int done = 1; done < samples;) {
+    const int b = std::min(kBatch, samples - done);
+    while (static_cast<int>(envs.size()) < b)
+      envs.push_back(std::make_unique<PlacementEnv>(g, cluster, env_cfg));
+    std::vector<PlacementEnv*> batch;
+    for (int i = 0; i < b; ++i) batch.push_back(envs[i].get());
+    for (const EpisodeRecord& rec :
+         run_episodes(net, gt, batch, rng, ActionMode::kSample, false))
+      consider(rec);
+    done += b;
+  }
   best.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return best;
 }

@@ -34,4 +34,9 @@ struct PolicyPlacement {
 PolicyPlacement place_with_policy(LoadedPolicy& policy, const Graph& g, const Cluster& cluster,
                                   int samples, uint64_t seed);
 
+// The same with a network in memory (the trainer's periodic evaluation); `config` supplies
+// the environment and message-passing settings the network was trained with.
+PolicyPlacement place_with_net(PolicyNet& net, const TrainConfig& config, const Graph& g,
+                               const Cluster& cluster, int samples, uint64_t seed);
+
 }  // namespace placeto

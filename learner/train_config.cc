@@ -12,7 +12,8 @@ namespace {
 
 const std::vector<std::string> kTopKeys = {
     "family_dir", "devices", "cluster", "seed", "iterations", "episodes_per_iteration", "lr",
-    "lr_final", "grad_clip", "entropy_beta", "baseline_window", "checkpoint_every",
+    "lr_final", "grad_clip", "entropy_beta", "baseline_window", "discount", "normalize_advantages",
+    "checkpoint_every",
     "keep_checkpoints", "eval_every", "eval_samples", "comm", "collective_timeout_s",
     "log_level", "policy", "env"};
 const std::vector<std::string> kPolicyKeys = {"hidden", "message_passing", "rounds",
@@ -87,6 +88,8 @@ TrainConfig parse_train_config(const std::string& yaml_text, const std::string& 
   f.get("grad_clip", &c.grad_clip);
   f.get("entropy_beta", &c.entropy_beta);
   f.get("baseline_window", &c.baseline_window);
+  f.get("discount", &c.discount);
+  f.get("normalize_advantages", &c.normalize_advantages);
   f.get("checkpoint_every", &c.checkpoint_every);
   f.get("keep_checkpoints", &c.keep_checkpoints);
   f.get("eval_every", &c.eval_every);
@@ -121,6 +124,8 @@ TrainConfig parse_train_config(const std::string& yaml_text, const std::string& 
   if (c.grad_clip < 0) bad("grad_clip", "must be >= 0 (0 = no clipping)");
   if (c.entropy_beta < 0) bad("entropy_beta", "must be >= 0");
   if (c.baseline_window < 1) bad("baseline_window", "must be >= 1");
+  if (!(c.discount > 0 && c.discount <= 1))
+    bad("discount", "must be in (0, 1], got " + std::to_string(c.discount));
   if (c.checkpoint_every < 1) bad("checkpoint_every", "must be >= 1");
   if (c.keep_checkpoints < 1) bad("keep_checkpoints", "must be >= 1");
   if (c.eval_every < 0) bad("eval_every", "must be >= 0");
@@ -157,6 +162,8 @@ std::string train_config_to_yaml(const TrainConfig& c) {
   out << YAML::Key << "grad_clip" << YAML::Value << c.grad_clip;
   out << YAML::Key << "entropy_beta" << YAML::Value << c.entropy_beta;
   out << YAML::Key << "baseline_window" << YAML::Value << c.baseline_window;
+  out << YAML::Key << "discount" << YAML::Value << c.discount;
+  out << YAML::Key << "normalize_advantages" << YAML::Value << c.normalize_advantages;
   out << YAML::Key << "checkpoint_every" << YAML::Value << c.checkpoint_every;
   out << YAML::Key << "keep_checkpoints" << YAML::Value << c.keep_checkpoints;
   out << YAML::Key << "eval_every" << YAML::Value << c.eval_every;

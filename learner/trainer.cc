@@ -44,7 +44,7 @@ Trainer::Trainer(TrainConfig config, std::vector<NamedGraph> train, Cluster clus
   const bool levels = config_.policy.message_passing == "sweep";
   for (const auto& ng : train_) {
     tensors_.push_back(make_graph_tensors(ng.graph, levels));
-    envs_.push_back(std::make_unique<PlacementEnv>(ng.graph, cluster_, config_.env));
+    envs_.emplace_back();  // filled on first use, episodes_per_iteration per graph
     max_nodes_ = std::max(max_nodes_, ng.graph.num_nodes());
   }
   adam_ = Adam(count_parameters(policy_));
@@ -88,18 +88,43 @@ IterationStats Trainer::iterate() {
   const int row = 6 + max_nodes_;
   std::vector<double> mine(static_cast<size_t>(k) * row, 0.0);
   double sim_s = 0, policy_s = 0, baseline0 = 0;
+  // One graph per rank and iteration; its k episodes run in lockstep (batched forward).
+  const int gi = static_cast<int>(rng() % train_.size());
+  auto& pool = envs_[gi];
+  while (static_cast<int>(pool.size()) < k)
+    pool.push_back(std::make_unique<PlacementEnv>(train_[gi].graph, cluster_, config_.env));
+  std::vector<PlacementEnv*> batch;
+  for (int e = 0; e < k; ++e) batch.push_back(pool[e].get());
+  std::vector<EpisodeRecord> recs =
+      run_episodes(policy_, tensors_[gi], batch, rng, ActionMode::kSample);
+  std::vector<std::vector<double>> rets(k), advs(k);
   for (int e = 0; e < k; ++e) {
-    const int gi = static_cast<int>(rng() % train_.size());
-    EpisodeRecord rec = run_episode(policy_, tensors_[gi], *envs_[gi], rng, ActionMode::kSample);
+    rets[e] = recs[e].returns(config_.discount);
+    std::vector<double> base = state_.baselines.baseline(train_[gi].name, recs[e].steps());
+    advs[e].resize(rets[e].size());
+    for (size_t t = 0; t < rets[e].size(); ++t) advs[e][t] = rets[e][t] - base[t];
+    baseline0 += base.empty() ? 0 : base[0];
+  }
+  if (config_.normalize_advantages) {
+    double sum = 0, sq = 0, cnt = 0;
+    for (const auto& a : advs)
+      for (double x : a) {
+        sum += x;
+        sq += x * x;
+        cnt += 1;
+      }
+    const double mean = sum / cnt;
+    const double sd = std::sqrt(std::max(0.0, sq / cnt - mean * mean));
+    if (sd > 1e-12)
+      for (auto& a : advs)
+        for (double& x : a) x /= sd;
+  }
+  for (int e = 0; e < k; ++e) {
+    const EpisodeRecord& rec = recs[e];
     sim_s += rec.sim_seconds;
     policy_s += rec.policy_seconds;
-    std::vector<double> ret = rec.returns();
-    std::vector<double> base = state_.baselines.baseline(train_[gi].name, rec.steps());
-    std::vector<double> adv(ret.size());
-    for (size_t t = 0; t < ret.size(); ++t) adv[t] = ret[t] - base[t];
-    baseline0 += base.empty() ? 0 : base[0];
     auto tb = clock::now();
-    LossParts lp = episode_loss(policy_, tensors_[gi], rec, adv, config_.entropy_beta);
+    LossParts lp = episode_loss(policy_, tensors_[gi], rec, advs[e], config_.entropy_beta);
     (lp.loss / static_cast<double>(k)).backward();
     policy_s += std::chrono::duration<double>(clock::now() - tb).count();
     double* r = &mine[static_cast<size_t>(e) * row];
@@ -109,7 +134,7 @@ IterationStats Trainer::iterate() {
     r[3] = rec.start_runtime_us;
     r[4] = lp.entropy;
     r[5] = lp.loss.item<double>();
-    std::copy(ret.begin(), ret.end(), r + 6);
+    std::copy(rets[e].begin(), rets[e].end(), r + 6);
   }
   // Average gradients over ranks; identical Adam updates everywhere.
   std::vector<float> grads = get_flat_grads(policy_);

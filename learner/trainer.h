@@ -78,7 +78,7 @@ class Trainer {
   Collective& coll_;
   PolicyNet policy_{nullptr};
   std::vector<GraphTensors> tensors_;
-  std::vector<std::unique_ptr<PlacementEnv>> envs_;
+  std::vector<std::vector<std::unique_ptr<PlacementEnv>>> envs_;  // per graph
   Adam adam_;
   TrainerState state_;
   int max_nodes_ = 0;

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <memory>
 
 #include "common/checkpoint/checkpoint_compat.h"
 #include "common/checkpoint/checkpoint_store.h"
@@ -15,11 +17,14 @@
 #include "common/files.h"
 #include "common/logging.h"
 #include "common/progress.h"
+#include "common/json_util.h"
 #include "learner/checkpointing.h"
 #include "learner/graph_set.h"
 #include "learner/param_vector.h"
+#include "learner/periodic_eval.h"
 #include "learner/trainer.h"
 #include "sim/cluster.h"
+#include "sim/families/family.h"
 
 namespace placeto {
 
@@ -164,6 +169,54 @@ int run_training(const RunOptions& options, Collective& coll) {
     metrics = std::make_unique<MetricsCsv>(run_dir + "/metrics.csv");
     progress = std::make_unique<ProgressLine>("train", cfg.iterations, "it");
   }
+  // Periodic evaluation on the family's test split (docs/TRAINING.md): eval.csv and the best
+  // checkpoint by greedy ratio to the best classical placer.
+  std::unique_ptr<PeriodicEvaluator> evaluator;
+  if (file_exists(cfg.family_dir + "/manifest.json") &&
+      !load_family_manifest(cfg.family_dir).test.empty()) {
+    evaluator = std::make_unique<PeriodicEvaluator>(
+        cfg, load_graph_split(cfg.family_dir, "test"), cluster, coll);
+    spdlog::info("evaluating on {} test graphs {}", evaluator->num_graphs(),
+                 cfg.eval_every > 0 ? "every " + std::to_string(cfg.eval_every) + " iterations"
+                                    : std::string("at the end"));
+  } else {
+    spdlog::info("{} has no test split: no evaluation during training", cfg.family_dir);
+  }
+  const std::string best_json = ckpt_dir + "/best.json";
+  double best_score = std::numeric_limits<double>::infinity();
+  if (rank == 0 && file_exists(best_json)) {
+    Json b = parse_json_text(read_file(best_json), best_json);
+    best_score = JsonField(b, best_json, "").at("score").as_finite_number();
+  }
+  auto evaluate = [&]() {
+    EvalSummary ev = evaluator->evaluate(trainer.policy(), trainer.iteration());
+    if (rank != 0) return;
+    const bool best = ev.score() < best_score;
+    const std::string eval_csv = run_dir + "/eval.csv";
+    std::string text = file_exists(eval_csv) ? read_file(eval_csv) : PeriodicEvaluator::csv_header();
+    text += PeriodicEvaluator::csv_row(ev, best);
+    write_file_atomic(eval_csv, text);
+    spdlog::info("eval at iteration {}: greedy x{:.3f} of best classical (x{:.3f} of single, "
+                 "x{:.3f} of heft), best of {} x{:.3f}, {} infeasible, {:.1f} s{}",
+                 ev.iteration, ev.greedy_vs_best_classical, ev.greedy_vs_single,
+                 ev.greedy_vs_heft, cfg.eval_samples, ev.sampled_vs_best_classical,
+                 ev.greedy_failures, ev.seconds, best ? " (new best)" : "");
+    if (best) {
+      best_score = ev.score();
+      CheckpointData data =
+          trainer_state_to_checkpoint(trainer.state(), layout, config_yaml, cfg.seed);
+      stamp_checkpoint(&data);
+      write_checkpoint_file(ckpt_dir + "/best.h5", data);
+      Json b;
+      b["iteration"] = ev.iteration;
+      b["score"] = ev.score();
+      b["greedy_vs_best_classical"] = ev.greedy_vs_best_classical;
+      b["greedy_vs_single"] = ev.greedy_vs_single;
+      b["checkpoint"] = "best.h5";
+      write_file_atomic(best_json, b.dump(2) + "\n");
+    }
+  };
+  int64_t last_eval = -1;
   auto publish = [&]() {
     TrainerState st = trainer.state();
     if (rank == 0) {
@@ -209,8 +262,13 @@ int run_training(const RunOptions& options, Collective& coll) {
           publish();
           last_saved = s.iteration;
         }
+        if (evaluator && cfg.eval_every > 0 && s.iteration % cfg.eval_every == 0) {
+          evaluate();
+          last_eval = s.iteration;
+        }
       });
   if (trainer.iteration() != last_saved) publish();
+  if (evaluator && !stopped && trainer.iteration() != last_eval) evaluate();
   if (progress) progress->finish();
   verify_identical_params(trainer, coll);
   if (stopped) {

@@ -4,6 +4,8 @@
 #include <benchmark/benchmark.h>
 #include <torch/torch.h>
 
+#include <memory>
+
 #include "actors/rollout.h"
 #include "learner/loss.h"
 #include "sim/random_graph.h"
@@ -43,37 +45,51 @@ void BM_PolicyStep(benchmark::State& state) {
 }
 BENCHMARK(BM_PolicyStep)->Arg(50)->Arg(200)->Arg(500)->Unit(benchmark::kMicrosecond);
 
+// Arguments: graph size, episodes run in lockstep (the trainer's episodes_per_iteration).
 void BM_TrainingEpisode(benchmark::State& state) {
   torch::set_num_threads(1);
   torch::manual_seed(0);
   const int n = static_cast<int>(state.range(0));
+  const int k = static_cast<int>(state.range(1));
   PolicyConfig pc;
   pc.num_devices = 4;
   PolicyNet net(pc);
   Graph g = bench_graph(n);
   Cluster c = default_cluster(4);
   GraphTensors gt = make_graph_tensors(g, false);
-  PlacementEnv env(g, c, EnvConfig{});
+  std::vector<std::unique_ptr<PlacementEnv>> envs;
+  std::vector<PlacementEnv*> batch;
+  for (int e = 0; e < k; ++e) {
+    envs.push_back(std::make_unique<PlacementEnv>(g, c, EnvConfig{}));
+    batch.push_back(envs.back().get());
+  }
   std::mt19937_64 rng(1);
   double sim_s = 0, policy_s = 0, backward_s = 0;
   for (auto _ : state) {
-    EpisodeRecord rec = run_episode(net, gt, env, rng, ActionMode::kSample);
+    std::vector<EpisodeRecord> recs = run_episodes(net, gt, batch, rng, ActionMode::kSample);
     auto t0 = std::chrono::steady_clock::now();
-    std::vector<double> adv = rec.returns();
     net->zero_grad();
-    episode_loss(net, gt, rec, adv, 0.01).loss.backward();
+    for (const EpisodeRecord& rec : recs) {
+      std::vector<double> adv = rec.returns();
+      episode_loss(net, gt, rec, adv, 0.01).loss.backward();
+      sim_s += rec.sim_seconds;
+      policy_s += rec.policy_seconds;
+    }
     backward_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    sim_s += rec.sim_seconds;
-    policy_s += rec.policy_seconds;
   }
   const double total = sim_s + policy_s + backward_s;
-  state.counters["episodes_per_s"] =
-      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["episodes_per_s"] = benchmark::Counter(
+      static_cast<double>(state.iterations()) * k, benchmark::Counter::kIsRate);
   state.counters["sim_share"] = sim_s / total;
   state.counters["rollout_net_share"] = policy_s / total;
   state.counters["loss_backward_share"] = backward_s / total;
 }
-BENCHMARK(BM_TrainingEpisode)->Arg(50)->Arg(200)->Unit(benchmark::kMillisecond)->MinTime(3.0);
+BENCHMARK(BM_TrainingEpisode)
+    ->Args({50, 1})
+    ->Args({200, 1})
+    ->Args({200, 4})
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(3.0);
 
 }  // namespace
 }  // namespace placeto
