@@ -77,23 +77,21 @@ void MpiCommunicator::wait(MPI_Request* request, const char* what) {
 
 std::string MpiCommunicator::timeout_message(const char* what, const std::vector<int>& missing,
                                              double waited_s) const {
-  char seconds[32];
+  char seconds[32], limit[96];
   std::snprintf(seconds, sizeof seconds, "%.3g s", waited_s);
+  std::snprintf(limit, sizeof limit, " (timeout %g s: comm.timeout_s, collective_timeout_s)",
+                options_.timeout_s);
   const std::string collective = "collective #" + std::to_string(collectives_) + " (" + what + ")";
   if (!missing.empty()) {
     return comm_internal::describe_ranks(missing) + " did not reach " + collective + " within " +
-           seconds + " (hung or exited); rank " + std::to_string(rank_) +
-           " waited for it (comm.timeout_s / collective_timeout_s " +
-           std::to_string(options_.timeout_s) + ")";
+           seconds + " (hung or exited); rank " + std::to_string(rank_) + " waited for it" + limit;
   }
   if (monitor_ && rank_ == 0) {
     return "every rank reached " + collective + " but it did not complete within " + seconds +
-           ": a rank stopped or died inside it (comm.timeout_s / collective_timeout_s " +
-           std::to_string(options_.timeout_s) + ")";
+           ": a rank stopped or died inside it" + limit;
   }
-  return std::string(what) + " on rank " + std::to_string(rank_) + " waited more than " + seconds +
-         " for its peers in " + collective +
-         " (comm.timeout_s / collective_timeout_s); a rank is dead or stuck";
+  return std::string(what) + " on rank " + std::to_string(rank_) + " waited " + seconds +
+         " for its peers in " + collective + "; rank 0 reached it but did not report" + limit;
 }
 
 template <typename T>
