@@ -27,7 +27,8 @@ std::string describe_ranks(const std::vector<int>& ranks) {
   return out;
 }
 
-ArrivalMonitor::ArrivalMonitor(MPI_Comm comm, int rank, int size) : rank_(rank) {
+ArrivalMonitor::ArrivalMonitor(MPI_Comm comm, int rank, int size, double heartbeat_s)
+    : rank_(rank), heartbeat_(heartbeat_s) {
   mpi_check(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup(arrivals)");
   mpi_check(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
   if (rank == 0) {
@@ -40,6 +41,7 @@ ArrivalMonitor::ArrivalMonitor(MPI_Comm comm, int rank, int size) : rank_(rank) 
   incoming_.assign(watched_.size(), 0);
   receives_.assign(watched_.size(), MPI_REQUEST_NULL);
   heard_.assign(watched_.size(), 0);
+  heard_at_.assign(watched_.size(), Clock::now());
   for (size_t i = 0; i < watched_.size(); ++i) post_receive(i);
 }
 
@@ -78,7 +80,7 @@ void ArrivalMonitor::post_receive(size_t i) {
       "MPI_Irecv(arrival)");
 }
 
-void ArrivalMonitor::arrive(int64_t seq) {
+void ArrivalMonitor::send_notice(int64_t seq) {
   // Forget the notices that have left.
   for (auto it = sends_.begin(); it != sends_.end();) {
     int done = 0;
@@ -91,10 +93,20 @@ void ArrivalMonitor::arrive(int64_t seq) {
     mpi_check(MPI_Isend(&notice.seq, 1, MPI_INT64_T, watcher, kArrivalTag, comm_, &notice.request),
               "MPI_Isend(arrival)");
   }
-  poll();
+  sent_at_ = Clock::now();
 }
 
-void ArrivalMonitor::poll() {
+void ArrivalMonitor::arrive(int64_t seq) {
+  send_notice(seq);
+  receive_notices();
+}
+
+void ArrivalMonitor::poll(int64_t seq) {
+  if (Clock::now() - sent_at_ >= heartbeat_) send_notice(seq);
+  receive_notices();
+}
+
+void ArrivalMonitor::receive_notices() {
   for (size_t i = 0; i < watched_.size(); ++i) {
     // Drain: a peer can be several collectives ahead of this rank.
     for (;;) {
@@ -102,16 +114,26 @@ void ArrivalMonitor::poll() {
       mpi_check(MPI_Test(&receives_[i], &done, MPI_STATUS_IGNORE), "MPI_Test(arrival)");
       if (!done) break;
       heard_[i] = std::max(heard_[i], incoming_[i]);
+      heard_at_[i] = Clock::now();
       post_receive(i);
     }
   }
 }
 
 std::vector<int> ArrivalMonitor::missing(int64_t seq) {
-  poll();
+  receive_notices();
   std::vector<int> out;
   for (size_t i = 0; i < watched_.size(); ++i)
     if (heard_[i] < seq) out.push_back(watched_[i]);
+  return out;
+}
+
+std::vector<int> ArrivalMonitor::quiet_for(double quiet_s) const {
+  const auto now = Clock::now();
+  std::vector<int> out;
+  for (size_t i = 0; i < watched_.size(); ++i)
+    if (std::chrono::duration<double>(now - heard_at_[i]).count() > quiet_s)
+      out.push_back(watched_[i]);
   return out;
 }
 

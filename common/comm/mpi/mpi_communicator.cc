@@ -37,7 +37,8 @@ MpiCommunicator::MpiCommunicator(MpiRuntime& runtime, const CommOptions& options
   mpi_check(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
   mpi_check(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
   if (options_.timeout_s > 0 && size_ > 1)
-    monitor_ = std::make_unique<comm_internal::ArrivalMonitor>(comm_, rank_, size_);
+    monitor_ = std::make_unique<comm_internal::ArrivalMonitor>(comm_, rank_, size_,
+                                                               options_.timeout_s / 5);
 }
 
 MpiCommunicator::~MpiCommunicator() {
@@ -56,7 +57,7 @@ void MpiCommunicator::wait(MPI_Request* request, const char* what) {
     int done = 0;
     mpi_check(MPI_Test(request, &done, MPI_STATUS_IGNORE), what);
     if (done) return;
-    if (monitor_) monitor_->poll();
+    if (monitor_) monitor_->poll(collectives_);
     const auto waited = std::chrono::steady_clock::now() - start;
     if (waited > limit) {
       const std::vector<int> missing =
@@ -85,6 +86,15 @@ std::string MpiCommunicator::timeout_message(const char* what, const std::vector
   if (!missing.empty()) {
     return comm_internal::describe_ranks(missing) + " did not reach " + collective + " within " +
            seconds + " (hung or exited); rank " + std::to_string(rank_) + " waited for it" + limit;
+  }
+  // Arrived, but no heartbeat for half the timeout while its peers wait: stopped inside.
+  const std::vector<int> quiet =
+      monitor_ ? monitor_->quiet_for(options_.timeout_s / 2) : std::vector<int>{};
+  if (rank_ == 0 && !quiet.empty()) {
+    return comm_internal::describe_ranks(quiet) + " reached " + collective +
+           " but went silent inside it (no heartbeat for more than half the timeout; hung or "
+           "stopped); rank 0 waited " +
+           seconds + limit;
   }
   if (monitor_ && rank_ == 0) {
     return "every rank reached " + collective + " but it did not complete within " + seconds +

@@ -18,8 +18,10 @@
 // into freed buffers).  Collectives are numbered #1, #2, ... and an ArrivalMonitor
 // (arrival_monitor.h) tells rank 0 which ranks reached each one, so the abort names the
 // silent ranks: "rank 1 did not reach collective #57 (MPI_Allgather) within 20 s (hung or
-// exited)".  Rank 0 reports; the other ranks wait up to twice the timeout when rank 0
-// arrived (so rank 0 speaks first) and abort naming rank 0 when it did not.
+// exited)", or, for a rank that arrived and then stopped sending heartbeats, "rank 1 reached
+// collective #57 (MPI_Allgather) but went silent inside it".  Rank 0 reports; the other ranks wait
+// up to twice the timeout when rank 0 arrived (so rank 0 speaks first) and abort naming rank 0 when
+// it did not.
 //
 // Small buffers (P * n * sizeof(T) <= kSmallReduceBytes) take one MPI_Allgather of the
 // whole buffer instead, each rank adding all P copies in the same rank order: one
