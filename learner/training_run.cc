@@ -68,6 +68,19 @@ class MetricsCsv {
   std::FILE* out_ = nullptr;
 };
 
+// Test hook (tests/mpi/faults_test.sh): PLACETO_TEST_EXIT_AT_ITERATION=R:K makes rank R
+// leave the run cleanly after iteration K (its communicator is destroyed, MPI_Finalize runs,
+// exit code 0), as a rank whose program ends early would; the other ranks must notice within
+// collective_timeout_s and name it.
+struct TestEarlyExit {};
+
+bool test_exit_now(int rank, int64_t iteration) {
+  const char* hook = std::getenv("PLACETO_TEST_EXIT_AT_ITERATION");
+  if (hook == nullptr) return false;
+  long long r = -1, k = -1;
+  return std::sscanf(hook, "%lld:%lld", &r, &k) == 2 && r == rank && k == iteration;
+}
+
 bool agree_to_stop(Collective& coll) {
   std::vector<double> mine = {static_cast<double>(stop_signal_flag().load())};
   std::vector<double> all = coll.all_gather(mine);
@@ -243,30 +256,37 @@ int run_training(const RunOptions& options, Collective& coll) {
   };
   bool stopped = false;
   int64_t last_saved = trainer.iteration();
-  trainer.run(
-      [&] {
-        stopped = agree_to_stop(coll);
-        return stopped;
-      },
-      [&](const IterationStats& s) {
-        if (rank == 0) {
-          TrainerState st = trainer.state();
-          metrics->row(s, st.wall_seconds, st.episodes);
-          char extra[160];
-          std::snprintf(extra, sizeof extra, "mean %.0f us (x%.3f of start)  entropy %.3f",
-                        s.mean_runtime_us, s.mean_ratio, s.entropy);
-          progress->update(s.iteration, extra);
-        }
-        if (s.iteration % cfg.checkpoint_every == 0) {
-          verify_identical_params(trainer, coll);
-          publish();
-          last_saved = s.iteration;
-        }
-        if (evaluator && cfg.eval_every > 0 && s.iteration % cfg.eval_every == 0) {
-          evaluate();
-          last_eval = s.iteration;
-        }
-      });
+  try {
+    trainer.run(
+        [&] {
+          stopped = agree_to_stop(coll);
+          return stopped;
+        },
+        [&](const IterationStats& s) {
+          if (rank == 0) {
+            TrainerState st = trainer.state();
+            metrics->row(s, st.wall_seconds, st.episodes);
+            char extra[160];
+            std::snprintf(extra, sizeof extra, "mean %.0f us (x%.3f of start)  entropy %.3f",
+                          s.mean_runtime_us, s.mean_ratio, s.entropy);
+            progress->update(s.iteration, extra);
+          }
+          if (s.iteration % cfg.checkpoint_every == 0) {
+            verify_identical_params(trainer, coll);
+            publish();
+            last_saved = s.iteration;
+          }
+          if (evaluator && cfg.eval_every > 0 && s.iteration % cfg.eval_every == 0) {
+            evaluate();
+            last_eval = s.iteration;
+          }
+          if (test_exit_now(rank, s.iteration)) throw TestEarlyExit{};
+        });
+  } catch (const TestEarlyExit&) {
+    spdlog::warn("PLACETO_TEST_EXIT_AT_ITERATION: rank {} leaves after iteration {}, exit code 0",
+                 rank, trainer.iteration());
+    return kExitDone;
+  }
   if (trainer.iteration() != last_saved) publish();
   if (evaluator && !stopped && trainer.iteration() != last_eval) evaluate();
   if (progress) progress->finish();

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <climits>
+#include <cstdio>
 #include <cstring>
 #include <thread>
 
@@ -35,31 +36,72 @@ MpiCommunicator::MpiCommunicator(MpiRuntime& runtime, const CommOptions& options
   mpi_check(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
   mpi_check(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
   mpi_check(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
+  if (options_.timeout_s > 0 && size_ > 1)
+    monitor_ = std::make_unique<comm_internal::ArrivalMonitor>(comm_, rank_, size_,
+                                                               options_.timeout_s / 5);
 }
 
 MpiCommunicator::~MpiCommunicator() {
+  monitor_.reset();
   const int rc = MPI_Comm_free(&comm_);
   if (rc != MPI_SUCCESS) spdlog::error("MPI_Comm_free failed with code {}", rc);
   runtime_.communicator_destroyed();
 }
 
 void MpiCommunicator::wait(MPI_Request* request, const char* what) {
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::duration<double>(options_.timeout_s);
+  const auto start = std::chrono::steady_clock::now();
+  auto limit = std::chrono::duration<double>(options_.timeout_s);
+  bool extended = false;
   auto pause = std::chrono::microseconds(1);
   for (;;) {
     int done = 0;
     mpi_check(MPI_Test(request, &done, MPI_STATUS_IGNORE), what);
     if (done) return;
-    if (std::chrono::steady_clock::now() > deadline) {
-      abort(3, std::string(what) + " on rank " + std::to_string(rank_) + " waited more than " +
-                   std::to_string(options_.timeout_s) +
-                   " s for its peers (comm.timeout_s); a rank is dead or stuck");
+    if (monitor_) monitor_->poll(collectives_);
+    const auto waited = std::chrono::steady_clock::now() - start;
+    if (waited > limit) {
+      const std::vector<int> missing =
+          monitor_ ? monitor_->missing(collectives_) : std::vector<int>{};
+      // Rank 0 sees every rank's arrival: when it arrived, let it be the one to report.
+      if (monitor_ && rank_ != 0 && missing.empty() && !extended) {
+        extended = true;
+        limit *= 2;
+        continue;
+      }
+      abort(3, timeout_message(what, missing, std::chrono::duration<double>(waited).count()));
     }
     // Back off to at most 1 ms so that an idle wait does not steal a core from a peer.
     std::this_thread::sleep_for(pause);
     pause = std::min(pause * 2, std::chrono::microseconds(1000));
   }
+}
+
+std::string MpiCommunicator::timeout_message(const char* what, const std::vector<int>& missing,
+                                             double waited_s) const {
+  char seconds[32], limit[96];
+  std::snprintf(seconds, sizeof seconds, "%.3g s", waited_s);
+  std::snprintf(limit, sizeof limit, " (timeout %g s: comm.timeout_s, collective_timeout_s)",
+                options_.timeout_s);
+  const std::string collective = "collective #" + std::to_string(collectives_) + " (" + what + ")";
+  if (!missing.empty()) {
+    return comm_internal::describe_ranks(missing) + " did not reach " + collective + " within " +
+           seconds + " (hung or exited); rank " + std::to_string(rank_) + " waited for it" + limit;
+  }
+  // Arrived, but no heartbeat for half the timeout while its peers wait: stopped inside.
+  const std::vector<int> quiet =
+      monitor_ ? monitor_->quiet_for(options_.timeout_s / 2) : std::vector<int>{};
+  if (rank_ == 0 && !quiet.empty()) {
+    return comm_internal::describe_ranks(quiet) + " reached " + collective +
+           " but went silent inside it (no heartbeat for more than half the timeout; hung or "
+           "stopped); rank 0 waited " +
+           seconds + limit;
+  }
+  if (monitor_ && rank_ == 0) {
+    return "every rank reached " + collective + " but it did not complete within " + seconds +
+           ": a rank stopped or died inside it" + limit;
+  }
+  return std::string(what) + " on rank " + std::to_string(rank_) + " waited " + seconds +
+         " for its peers in " + collective + "; rank 0 reached it but did not report" + limit;
 }
 
 template <typename T>

@@ -13,9 +13,15 @@
 // algorithms whose rounding differs).
 //
 // Timeouts (CommOptions::timeout_s > 0): collectives are started non-blocking and polled;
-// without one they are the plain blocking calls;
-// past the deadline the job is aborted with MPI_Abort (a pending collective cannot be
-// cancelled, so throwing would leave MPI writing into freed buffers).
+// without one they are the plain blocking calls.  Past the deadline the job is aborted with
+// MPI_Abort (a pending collective cannot be cancelled, so throwing would leave MPI writing
+// into freed buffers).  Collectives are numbered #1, #2, ... and an ArrivalMonitor
+// (arrival_monitor.h) tells rank 0 which ranks reached each one, so the abort names the
+// silent ranks: "rank 1 did not reach collective #57 (MPI_Allgather) within 20 s (hung or
+// exited)", or, for a rank that arrived and then stopped sending heartbeats, "rank 1 reached
+// collective #57 (MPI_Allgather) but went silent inside it".  Rank 0 reports; the other ranks wait
+// up to twice the timeout when rank 0 arrived (so rank 0 speaks first) and abort naming rank 0 when
+// it did not.
 //
 // Small buffers (P * n * sizeof(T) <= kSmallReduceBytes) take one MPI_Allgather of the
 // whole buffer instead, each rank adding all P copies in the same rank order: one
@@ -26,9 +32,11 @@
 
 #include <mpi.h>
 
+#include <memory>
 #include <vector>
 
 #include "common/comm/comm.h"
+#include "common/comm/mpi/arrival_monitor.h"
 #include "common/comm/mpi/mpi_check.h"
 
 namespace placeto {
@@ -71,12 +79,18 @@ class MpiCommunicator : public Communicator {
       comm_internal::mpi_check(blocking(args...), what);
       return;
     }
+    ++collectives_;
+    if (monitor_) monitor_->arrive(collectives_);
     MPI_Request request = MPI_REQUEST_NULL;
     comm_internal::mpi_check(start(args..., &request), what);
     wait(&request, what);
   }
   // Completes `request` or aborts the job past the timeout; `what` names the collective.
   void wait(MPI_Request* request, const char* what);
+  // The abort message for collective #collectives_ when the ranks in `missing` (those this
+  // rank watches) did not report reaching it.
+  std::string timeout_message(const char* what, const std::vector<int>& missing,
+                              double waited_s) const;
 
   MpiRuntime& runtime_;
   CommOptions options_;
@@ -84,6 +98,9 @@ class MpiCommunicator : public Communicator {
   int rank_ = 0;
   int size_ = 1;
   std::vector<unsigned char> scratch_;
+  // With a timeout: collectives started so far, and who reached them (several ranks only).
+  int64_t collectives_ = 0;
+  std::unique_ptr<comm_internal::ArrivalMonitor> monitor_;
 };
 
 }  // namespace placeto
