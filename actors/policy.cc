@@ -9,14 +9,17 @@ namespace placeto {
 
 void validate_policy_config(const PolicyConfig& c, const std::string& source) {
   if (c.num_devices < 1 || c.num_devices > 1024)
-    throw_input_error(source, "devices", "must be in [1, 1024], got " + std::to_string(c.num_devices));
+    throw_input_error(source, "devices",
+                      "must be in [1, 1024], got " + std::to_string(c.num_devices));
   if (c.hidden < 1 || c.hidden > 4096)
-    throw_input_error(source, "policy.hidden", "must be in [1, 4096], got " + std::to_string(c.hidden));
+    throw_input_error(source, "policy.hidden",
+                      "must be in [1, 4096], got " + std::to_string(c.hidden));
   if (c.message_passing != "radial" && c.message_passing != "sweep" && c.message_passing != "none")
     throw_input_error(source, "policy.message_passing",
                       "'" + c.message_passing + "' is not one of radial, sweep, none");
   if (c.rounds < 0 || c.rounds > 64)
-    throw_input_error(source, "policy.rounds", "must be in [0, 64], got " + std::to_string(c.rounds));
+    throw_input_error(source, "policy.rounds",
+                      "must be in [0, 64], got " + std::to_string(c.rounds));
   if (c.parallel_k < 0) throw_input_error(source, "policy.parallel_k", "must be >= 0");
 }
 
@@ -167,8 +170,8 @@ torch::Tensor PolicyNetImpl::forward(const torch::Tensor& x, const torch::Tensor
                      ") but was given features of width " +
                      std::to_string(x.dim() == 3 ? x.size(2) : -1));
   const int64_t t = x.size(0);
-  torch::Tensor z = embed_node_major(x, gt);  // [N, T, 2H]
-  torch::Tensor anc = gt.ancestors.index_select(0, current);    // [T, N]
+  torch::Tensor z = embed_node_major(x, gt);                     // [N, T, 2H]
+  torch::Tensor anc = gt.ancestors.index_select(0, current);     // [T, N]
   torch::Tensor desc = gt.descendants.index_select(0, current);  // [T, N]
   // The three pools are one batched matrix product: row-normalised masks [T, 3, N] times the
   // step-major embeddings [T, N, 2H] give the three means [T, 3, 2H].
@@ -185,7 +188,7 @@ torch::Tensor PolicyNetImpl::forward(const torch::Tensor& x, const torch::Tensor
     }
     masks.push_back(par);
   }
-  torch::Tensor m = torch::stack(masks, 1);                  // [T, P, N]
+  torch::Tensor m = torch::stack(masks, 1);  // [T, P, N]
   m = m / m.sum(2, true).clamp_min(1.0);
   torch::Tensor pooled = torch::bmm(m, z.transpose(0, 1));  // [T, P, 2H]
   torch::Tensor parts_p = torch::relu(agg_parents(pooled.select(1, 0)));

@@ -26,12 +26,12 @@
 namespace placeto {
 
 struct PolicyConfig {
-  int num_devices = 2;                      // D; a model refuses any other D
-  int hidden = 16;                          // embedding width H
+  int num_devices = 2;                     // D; a model refuses any other D
+  int hidden = 16;                         // embedding width H
   std::string message_passing = "radial";  // radial | sweep | none
-  int rounds = 8;                           // rounds of the radial variant
-  bool parallel_aggregation = true;         // pool over "parallel" nodes
-  int parallel_k = 0;                       // 0: all parallel nodes, else the k closest
+  int rounds = 8;                          // rounds of the radial variant
+  bool parallel_aggregation = true;        // pool over "parallel" nodes
+  int parallel_k = 0;                      // 0: all parallel nodes, else the k closest
   FeatureConfig features;
 };
 
@@ -40,8 +40,8 @@ void validate_policy_config(const PolicyConfig& c, const std::string& source);
 // Per-graph tensors the policy needs, built once per graph and reused for every step.
 struct GraphTensors {
   int64_t num_nodes = 0;
-  torch::Tensor src, dst;                  // edges parent -> child, int64 [E]
-  torch::Tensor ancestors, descendants;    // float [N, N]; row v marks v's ancestors/descendants
+  torch::Tensor src, dst;                // edges parent -> child, int64 [E]
+  torch::Tensor ancestors, descendants;  // float [N, N]; row v marks v's ancestors/descendants
   // Sweep variant: nodes by depth (longest path from a source), and per level the edges
   // entering it (forward) / leaving it (backward) with level-local destination indices.
   struct Level {
@@ -65,7 +65,9 @@ class PolicyNetImpl : public torch::nn::Module {
   torch::Tensor embed(const torch::Tensor& x, const GraphTensors& gt);
 
   const PolicyConfig& config() const { return config_; }
-  int feature_width() const { return placeto::feature_width(config_.features, config_.num_devices); }
+  int feature_width() const {
+    return placeto::feature_width(config_.features, config_.num_devices);
+  }
 
  private:
   torch::Tensor propagate(const torch::Tensor& h0, const torch::Tensor& src,

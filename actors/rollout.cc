@@ -42,8 +42,7 @@ EpisodeRecord run_episode(PolicyNet& policy, const GraphTensors& gt, PlacementEn
 
 std::vector<EpisodeRecord> run_episodes(PolicyNet& policy, const GraphTensors& gt,
                                         const std::vector<PlacementEnv*>& envs,
-                                        std::mt19937_64& rng, ActionMode mode,
-                                        bool keep_features) {
+                                        std::mt19937_64& rng, ActionMode mode, bool keep_features) {
   using clock = std::chrono::steady_clock;
   PLACETO_CHECK(!envs.empty());
   torch::InferenceMode inference;

@@ -22,9 +22,9 @@ struct EpisodeRecord {
   std::vector<int64_t> actions;  // [T]
   std::vector<double> rewards;   // [T], normalised by the start runtime
   double start_runtime_us = 0;
-  double final_runtime_us = 0;   // runtime of the final placement
+  double final_runtime_us = 0;  // runtime of the final placement
   double final_objective_us = 0;
-  bool final_memory_ok = true;   // the final placement fits every device's memory
+  bool final_memory_ok = true;  // the final placement fits every device's memory
   Placement final_placement;
   double sim_seconds = 0, policy_seconds = 0;  // time split of the episode
   int steps() const { return static_cast<int>(actions.size()); }

@@ -39,7 +39,8 @@ std::string format_location(const std::string& file, const std::string& field,
                                     const std::string& message);
 
 // Returns the candidate closest to `word` (edit distance <= max(2, |word|/3)) or "".
-std::string did_you_mean(const std::string& word, const std::initializer_list<std::string>& options);
+std::string did_you_mean(const std::string& word,
+                         const std::initializer_list<std::string>& options);
 std::string did_you_mean_any(const std::string& word, const std::string* options, size_t count);
 
 namespace detail {
@@ -55,18 +56,18 @@ std::string describe_pair(const char* expr, const A& a, const B& b) {
 
 }  // namespace placeto
 
-#define PLACETO_CHECK(cond)                                                        \
-  do {                                                                             \
+#define PLACETO_CHECK(cond)                                                           \
+  do {                                                                                \
     if (!(cond)) ::placeto::detail::check_failed(__FILE__, __LINE__, "CHECK " #cond); \
   } while (0)
 
-#define PLACETO_CHECK_OP(a, op, b)                                                      \
-  do {                                                                                  \
-    const auto& placeto_a_ = (a);                                                       \
-    const auto& placeto_b_ = (b);                                                       \
-    if (!(placeto_a_ op placeto_b_))                                                    \
-      ::placeto::detail::check_failed(                                                  \
-          __FILE__, __LINE__,                                                           \
+#define PLACETO_CHECK_OP(a, op, b)                                                               \
+  do {                                                                                           \
+    const auto& placeto_a_ = (a);                                                                \
+    const auto& placeto_b_ = (b);                                                                \
+    if (!(placeto_a_ op placeto_b_))                                                             \
+      ::placeto::detail::check_failed(                                                           \
+          __FILE__, __LINE__,                                                                    \
           ::placeto::detail::describe_pair("CHECK " #a " " #op " " #b, placeto_a_, placeto_b_)); \
   } while (0)
 

@@ -32,7 +32,7 @@ class JsonField {
   void expect_object() const;
   void expect_array() const;
   std::string as_string() const;
-  double as_finite_number() const;    // rejects NaN/inf and non-numbers
+  double as_finite_number() const;  // rejects NaN/inf and non-numbers
   double as_nonnegative_number() const;
   int64_t as_int() const;  // integral numbers only
   int64_t as_nonnegative_int() const;

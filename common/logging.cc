@@ -12,11 +12,12 @@ namespace placeto {
 void init_logging(const LogOptions& options) {
   auto level = spdlog::level::from_str(options.level);
   if (level == spdlog::level::off && options.level != "off")
-    throw InputError("log level '" + options.level + "' is unknown (trace, debug, info, warn, error)");
+    throw InputError("log level '" + options.level +
+                     "' is unknown (trace, debug, info, warn, error)");
   std::vector<spdlog::sink_ptr> sinks;
   auto console = std::make_shared<spdlog::sinks::stderr_sink_mt>();
   console->set_level(options.rank != 0 && options.quiet_nonzero_ranks ? spdlog::level::warn
-                                                                       : level);
+                                                                      : level);
   console->set_pattern(options.rank == 0 ? "[%H:%M:%S.%e] [%^%l%$] %v"
                                          : "[%H:%M:%S.%e] [rank " + std::to_string(options.rank) +
                                                "] [%^%l%$] %v");

@@ -51,15 +51,14 @@ void ProgressLine::finish(const std::string& extra) {
 }
 
 void ProgressLine::draw(bool final_line, const std::string& extra) {
-  double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   double rate = elapsed > 0 ? static_cast<double>(done_) / elapsed : 0;
   double eta = rate > 0 ? static_cast<double>(total_ - done_) / rate : -1;
   double pct = total_ > 0 ? 100.0 * static_cast<double>(done_) / static_cast<double>(total_) : 0;
   char buf[512];
-  std::snprintf(buf, sizeof buf, "%s %lld/%lld (%.0f%%) %.2f %s/s elapsed %s ETA %s", label_.c_str(),
-                static_cast<long long>(done_), static_cast<long long>(total_), pct, rate,
-                unit_.c_str(), format_duration(elapsed).c_str(),
+  std::snprintf(buf, sizeof buf, "%s %lld/%lld (%.0f%%) %.2f %s/s elapsed %s ETA %s",
+                label_.c_str(), static_cast<long long>(done_), static_cast<long long>(total_), pct,
+                rate, unit_.c_str(), format_duration(elapsed).c_str(),
                 final_line ? "00:00" : format_duration(eta).c_str());
   drawn_done_ = done_;
   std::string line = buf;

@@ -12,8 +12,8 @@ namespace placeto {
 class ProgressLine {
  public:
   // `unit` names what is counted ("it", "graphs", "episodes").
-  ProgressLine(std::string label, int64_t total, std::string unit = "it",
-               double interval_s = 2.0, std::FILE* out = stderr);
+  ProgressLine(std::string label, int64_t total, std::string unit = "it", double interval_s = 2.0,
+               std::FILE* out = stderr);
   ~ProgressLine();
   ProgressLine(const ProgressLine&) = delete;
   ProgressLine& operator=(const ProgressLine&) = delete;

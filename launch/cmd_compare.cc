@@ -15,8 +15,8 @@
 #include "common/files.h"
 #include "common/progress.h"
 #include "launch/commands.h"
-#include "sim/families/family.h"
 #include "launch/placer_cli.h"
+#include "sim/families/family.h"
 #include "sim/graph_io.h"
 #include "sim/placers/evaluation.h"
 

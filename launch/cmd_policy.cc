@@ -25,8 +25,8 @@ namespace placeto {
 
 bool have_learning_commands() { return true; }
 
-Placement place_graph_with_policy(const std::string& checkpoint, const Graph& g,
-                                  const Cluster& c, int samples, int64_t seed, double* place_ms) {
+Placement place_graph_with_policy(const std::string& checkpoint, const Graph& g, const Cluster& c,
+                                  int samples, int64_t seed, double* place_ms) {
   torch::set_num_threads(1);
   LoadedPolicy policy = load_policy(checkpoint);
   PolicyPlacement pp = place_with_policy(policy, g, c, samples, static_cast<uint64_t>(seed));
@@ -126,7 +126,8 @@ void run_eval(const EvalArgs& a) {
       r.place_ms = classical_ms;
       rows.push_back(r);
     } else {
-      rows.push_back({ng.name, "best-classical", 0, classical_ms, lb, false, "no feasible placement"});
+      rows.push_back(
+          {ng.name, "best-classical", 0, classical_ms, lb, false, "no feasible placement"});
     }
     PlacerOptions ao = po;
     ao.budget = a.anneal_budget;
@@ -184,16 +185,18 @@ void run_eval(const EvalArgs& a) {
                 g.n ? std::exp(g.log_sum / g.n) : NAN, g.n ? std::exp(g.log_lb / g.n) : NAN,
                 g.graphs ? g.ms / g.graphs : 0.0, g.failures, g.graphs);
   }
-  std::printf("(geometric means of runtime ratios over feasible placements; < 1 beats the best "
-              "classical placer; report: %s)\n",
-              a.out.c_str());
+  std::printf(
+      "(geometric means of runtime ratios over feasible placements; < 1 beats the best "
+      "classical placer; report: %s)\n",
+      a.out.c_str());
 }
 
 }  // namespace
 
 void register_learning_commands(CLI::App& app) {
   auto opts = std::make_shared<RunOptions>();
-  CLI::App* train = app.add_subcommand("train", "Train a policy in one process (MPI: placeto_actor)");
+  CLI::App* train =
+      app.add_subcommand("train", "Train a policy in one process (MPI: placeto_actor)");
   train->add_option("--config", opts->config_path, "Training config (YAML)")->required();
   train->add_option("--run-dir", opts->run_dir, "Run directory")->required();
   train->add_option("--resume", opts->resume, "none, auto (from LATEST) or a checkpoint path");
@@ -207,9 +210,11 @@ void register_learning_commands(CLI::App& app) {
 
   auto ea = std::make_shared<EvalArgs>();
   CLI::App* ev = app.add_subcommand(
-      "eval", "Place every graph of a directory zero-shot with a checkpoint, next to every "
-              "classical placer, anneal (best-known) and the lower bound");
-  ev->add_option("--checkpoint", ea->checkpoint, "Checkpoint file, directory or LATEST")->required();
+      "eval",
+      "Place every graph of a directory zero-shot with a checkpoint, next to every "
+      "classical placer, anneal (best-known) and the lower bound");
+  ev->add_option("--checkpoint", ea->checkpoint, "Checkpoint file, directory or LATEST")
+      ->required();
   ev->add_option("--graphs", ea->graphs, "Family directory (manifest.json) or graph directory")
       ->required();
   ev->add_option("--split", ea->split, "test (default), train or all");

@@ -9,8 +9,9 @@ bool have_learning_commands() { return false; }
 
 Placement place_graph_with_policy(const std::string&, const Graph&, const Cluster&, int, int64_t,
                                   double*) {
-  throw InputError("--method policy needs LibTorch; this build has none (apt install "
-                   "libtorch-dev and rebuild)");
+  throw InputError(
+      "--method policy needs LibTorch; this build has none (apt install "
+      "libtorch-dev and rebuild)");
 }
 
 void register_learning_commands(CLI::App&) {}

@@ -59,8 +59,8 @@ void run_sim(const SimArgs& a) {
     sim.simulate(p);  // warm-up
     auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < a.repeat; ++i) sim.simulate(p);
-    double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
-                    .count();
+    double us =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
     out["repeat"] = a.repeat;
     out["sim_us"] = us / a.repeat;
   }

@@ -23,7 +23,9 @@ class BaselineStore {
   int window() const { return window_; }
   // Flat export for checkpoints: per graph, the stored return vectors (oldest first).
   const std::map<std::string, std::deque<std::vector<double>>>& history() const { return history_; }
-  void set_history(std::map<std::string, std::deque<std::vector<double>>> h) { history_ = std::move(h); }
+  void set_history(std::map<std::string, std::deque<std::vector<double>>> h) {
+    history_ = std::move(h);
+  }
 
  private:
   int window_;

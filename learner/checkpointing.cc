@@ -103,7 +103,8 @@ TrainerState trainer_state_from_checkpoint(const CheckpointData& c, const ParamL
   std::map<std::string, std::deque<std::vector<double>>> hist;
   for (const auto& [name, arr] : c.baselines) {
     const std::string suffix = "/returns";
-    if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+    if (name.size() <= suffix.size() ||
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
       continue;
     const std::string graph = name.substr(0, name.size() - suffix.size());
     auto len_it = c.baselines.find(graph + "/lengths");

@@ -14,13 +14,13 @@ LossParts episode_loss(PolicyNet& policy, const GraphTensors& gt, const EpisodeR
   PLACETO_CHECK_EQ(rec.features.size(), static_cast<size_t>(total) * rec.num_nodes * rec.width);
   const int64_t n = rec.num_nodes, w = rec.width;
   // The recorded features are read in place (from_blob), not copied.
-  torch::Tensor x = torch::from_blob(const_cast<float*>(rec.features.data()) +
-                                         static_cast<size_t>(first) * n * w,
-                                     {count, n, w}, torch::kFloat);
-  torch::Tensor cur = torch::from_blob(const_cast<int64_t*>(rec.current.data()) + first, {count},
-                                       torch::kInt64);
-  torch::Tensor act = torch::from_blob(const_cast<int64_t*>(rec.actions.data()) + first, {count},
-                                       torch::kInt64);
+  torch::Tensor x =
+      torch::from_blob(const_cast<float*>(rec.features.data()) + static_cast<size_t>(first) * n * w,
+                       {count, n, w}, torch::kFloat);
+  torch::Tensor cur =
+      torch::from_blob(const_cast<int64_t*>(rec.current.data()) + first, {count}, torch::kInt64);
+  torch::Tensor act =
+      torch::from_blob(const_cast<int64_t*>(rec.actions.data()) + first, {count}, torch::kInt64);
   std::vector<float> adv(advantages.begin() + first, advantages.begin() + first + count);
   torch::Tensor a = torch::from_blob(adv.data(), {count}, torch::kFloat).clone();
   torch::Tensor logits = policy->forward(x, cur, gt);

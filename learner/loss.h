@@ -14,14 +14,14 @@
 namespace placeto {
 
 struct LossParts {
-  torch::Tensor loss;     // scalar, differentiable
-  double entropy = 0;     // mean policy entropy over the steps
-  double pg_loss = 0;     // the policy-gradient part alone
+  torch::Tensor loss;  // scalar, differentiable
+  double entropy = 0;  // mean policy entropy over the steps
+  double pg_loss = 0;  // the policy-gradient part alone
 };
 
 // Steps [first, first + count) of the episode (count < 0: all), for chunked computation.
 LossParts episode_loss(PolicyNet& policy, const GraphTensors& gt, const EpisodeRecord& rec,
-                       const std::vector<double>& advantages, double entropy_beta,
-                       int first = 0, int count = -1);
+                       const std::vector<double>& advantages, double entropy_beta, int first = 0,
+                       int count = -1);
 
 }  // namespace placeto

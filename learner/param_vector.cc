@@ -35,8 +35,8 @@ void set_flat_params(PolicyNet& net, const std::vector<float>& flat) {
   for (auto& [name, p] : named_parameters_sorted(net)) {
     const size_t k = static_cast<size_t>(p.numel());
     PLACETO_CHECK_LE(off + k, flat.size());
-    torch::Tensor src = torch::from_blob(const_cast<float*>(flat.data()) + off, p.sizes(),
-                                         torch::kFloat);
+    torch::Tensor src =
+        torch::from_blob(const_cast<float*>(flat.data()) + off, p.sizes(), torch::kFloat);
     p.copy_(src);
     off += k;
   }

@@ -80,8 +80,7 @@ PolicyPlacement place_with_net(PolicyNet& net, const TrainConfig& config, const 
       envs.push_back(std::make_unique<PlacementEnv>(g, cluster, env_cfg));
     std::vector<PlacementEnv*> batch;
     for (int i = 0; i < b; ++i) batch.push_back(envs[i].get());
-    for (const EpisodeRecord& rec :
-         run_episodes(net, gt, batch, rng, ActionMode::kSample, false))
+    for (const EpisodeRecord& rec : run_episodes(net, gt, batch, rng, ActionMode::kSample, false))
       consider(rec);
     done += b;
   }

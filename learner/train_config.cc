@@ -10,16 +10,32 @@ namespace placeto {
 
 namespace {
 
-const std::vector<std::string> kTopKeys = {
-    "family_dir", "devices", "cluster", "seed", "iterations", "episodes_per_iteration", "lr",
-    "lr_final", "grad_clip", "entropy_beta", "baseline_window", "discount", "normalize_advantages",
-    "checkpoint_every",
-    "keep_checkpoints", "eval_every", "eval_samples", "comm", "collective_timeout_s",
-    "log_level", "policy", "env"};
-const std::vector<std::string> kPolicyKeys = {"hidden", "message_passing", "rounds",
-                                              "parallel_aggregation", "parallel_k", "with_memory"};
-const std::vector<std::string> kEnvKeys = {"start", "order", "memory_penalty_s_per_gb",
-                                           "max_mem_gb", "normalize_reward", "start_seed"};
+const std::vector<std::string> kTopKeys = {"family_dir",
+                                           "devices",
+                                           "cluster",
+                                           "seed",
+                                           "iterations",
+                                           "episodes_per_iteration",
+                                           "lr",
+                                           "lr_final",
+                                           "grad_clip",
+                                           "entropy_beta",
+                                           "baseline_window",
+                                           "discount",
+                                           "normalize_advantages",
+                                           "checkpoint_every",
+                                           "keep_checkpoints",
+                                           "eval_every",
+                                           "eval_samples",
+                                           "comm",
+                                           "collective_timeout_s",
+                                           "log_level",
+                                           "policy",
+                                           "env"};
+const std::vector<std::string> kPolicyKeys = {
+    "hidden", "message_passing", "rounds", "parallel_aggregation", "parallel_k", "with_memory"};
+const std::vector<std::string> kEnvKeys = {
+    "start", "order", "memory_penalty_s_per_gb", "max_mem_gb", "normalize_reward", "start_seed"};
 
 void apply_override(YAML::Node root, const std::string& arg) {
   auto eq = arg.find('=');
@@ -32,9 +48,12 @@ void apply_override(YAML::Node root, const std::string& arg) {
   const std::vector<std::string>* known = &kTopKeys;
   if (parts.size() > 2) throw InputError("command line: override key '" + key + "' is too deep");
   if (parts.size() == 2) {
-    if (parts[0] == "policy") known = &kPolicyKeys;
-    else if (parts[0] == "env") known = &kEnvKeys;
-    else throw InputError("command line: '" + parts[0] + "' has no sub-keys (in '" + key + "')");
+    if (parts[0] == "policy")
+      known = &kPolicyKeys;
+    else if (parts[0] == "env")
+      known = &kEnvKeys;
+    else
+      throw InputError("command line: '" + parts[0] + "' has no sub-keys (in '" + key + "')");
   }
   const std::string& leaf = parts.back();
   bool ok = false;
@@ -43,8 +62,8 @@ void apply_override(YAML::Node root, const std::string& arg) {
     std::string hint = did_you_mean_any(leaf, known->data(), known->size());
     std::string msg = "command line: unknown config key '" + key + "'";
     if (!hint.empty())
-      msg += " (did you mean '" + (parts.size() == 2 ? parts[0] + "." : std::string()) + hint +
-             "'?)";
+      msg +=
+          " (did you mean '" + (parts.size() == 2 ? parts[0] + "." : std::string()) + hint + "'?)";
     throw InputError(msg);
   }
   YAML::Node v = parse_yaml_text(value, "command line override '" + arg + "'");
@@ -117,7 +136,8 @@ TrainConfig parse_train_config(const std::string& yaml_text, const std::string& 
   auto bad = [&](const std::string& key, const std::string& msg) {
     throw_input_error(source, key, msg);
   };
-  if (c.devices < 1 || c.devices > 1024) bad("devices", "must be in [1, 1024], got " + std::to_string(c.devices));
+  if (c.devices < 1 || c.devices > 1024)
+    bad("devices", "must be in [1, 1024], got " + std::to_string(c.devices));
   if (c.iterations < 1) bad("iterations", "must be >= 1");
   if (c.episodes_per_iteration < 1) bad("episodes_per_iteration", "must be >= 1");
   if (!(c.lr > 0) || !(c.lr_final > 0)) bad("lr", "lr and lr_final must be > 0");
@@ -136,7 +156,8 @@ TrainConfig parse_train_config(const std::string& yaml_text, const std::string& 
   if (c.policy.hidden < 1) bad("policy.hidden", "must be >= 1");
   if (c.policy.message_passing != "radial" && c.policy.message_passing != "sweep" &&
       c.policy.message_passing != "none")
-    bad("policy.message_passing", "'" + c.policy.message_passing + "' is not one of radial, sweep, none");
+    bad("policy.message_passing",
+        "'" + c.policy.message_passing + "' is not one of radial, sweep, none");
   if (c.policy.rounds < 0 || c.policy.rounds > 64) bad("policy.rounds", "must be in [0, 64]");
   if (c.policy.parallel_k < 0) bad("policy.parallel_k", "must be >= 0");
   validate_env_config(c.env, source);

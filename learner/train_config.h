@@ -22,27 +22,27 @@ struct PolicyOptions {
 };
 
 struct TrainConfig {
-  std::string family_dir;      // generated family (manifest.json) or a directory of graphs
-  int devices = 3;             // D
-  std::string cluster;         // optional cluster YAML; its device count must equal `devices`
+  std::string family_dir;  // generated family (manifest.json) or a directory of graphs
+  int devices = 3;         // D
+  std::string cluster;     // optional cluster YAML; its device count must equal `devices`
   uint64_t seed = 1;
-  int64_t iterations = 200;    // gradient updates
+  int64_t iterations = 200;        // gradient updates
   int episodes_per_iteration = 1;  // per rank
-  double lr = 1e-3;            // linearly decayed to lr_final
+  double lr = 1e-3;                // linearly decayed to lr_final
   double lr_final = 1e-4;
-  double grad_clip = 1.25;     // global L2 norm
+  double grad_clip = 1.25;  // global L2 norm
   double entropy_beta = 0.01;
-  int baseline_window = 10;    // episodes per graph in the baseline
-  double discount = 1.0;       // return discount; 1 = undiscounted (the reference)
+  int baseline_window = 10;  // episodes per graph in the baseline
+  double discount = 1.0;     // return discount; 1 = undiscounted (the reference)
   // Scale each rank's advantages to unit standard deviation per iteration, so that the
   // entropy bonus weighs the same against the policy gradient on every family.  Off in the
   // reference.
   bool normalize_advantages = false;
   int64_t checkpoint_every = 50;
   int keep_checkpoints = 3;
-  int64_t eval_every = 0;      // test-split evaluation every N iterations; 0 = only at the end
-  int eval_samples = 8;        // best-of-k sampled placements in evaluation
-  std::string comm = "auto";   // auto | mpi | nccl (the MPI trainer)
+  int64_t eval_every = 0;     // test-split evaluation every N iterations; 0 = only at the end
+  int eval_samples = 8;       // best-of-k sampled placements in evaluation
+  std::string comm = "auto";  // auto | mpi | nccl (the MPI trainer)
   double collective_timeout_s = 300;  // a rank silent this long aborts the job
   std::string log_level = "info";
   PolicyOptions policy;

@@ -24,9 +24,12 @@ PolicyConfig make_policy_config(const TrainConfig& c) {
 }
 
 std::mt19937_64 Trainer::iteration_engine(uint64_t seed, int rank, int64_t it) {
-  std::seed_seq seq{static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32),
-                    static_cast<uint32_t>(rank), static_cast<uint32_t>(it),
-                    static_cast<uint32_t>(static_cast<uint64_t>(it) >> 32), 0x9e3779b9u};
+  std::seed_seq seq{static_cast<uint32_t>(seed),
+                    static_cast<uint32_t>(seed >> 32),
+                    static_cast<uint32_t>(rank),
+                    static_cast<uint32_t>(it),
+                    static_cast<uint32_t>(static_cast<uint64_t>(it) >> 32),
+                    0x9e3779b9u};
   return std::mt19937_64(seq);
 }
 

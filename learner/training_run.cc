@@ -1,7 +1,6 @@
 #include "learner/training_run.h"
 
 #include <spdlog/spdlog.h>
-
 #include <unistd.h>
 
 #include <cstdio>
@@ -15,9 +14,9 @@
 #include "common/checkpoint/checkpoint_store.h"
 #include "common/error.h"
 #include "common/files.h"
+#include "common/json_util.h"
 #include "common/logging.h"
 #include "common/progress.h"
-#include "common/json_util.h"
 #include "learner/checkpointing.h"
 #include "learner/graph_set.h"
 #include "learner/param_vector.h"
@@ -35,10 +34,9 @@ std::atomic<int>& stop_signal_flag() {
 
 namespace {
 
-const std::vector<std::string> kResumeMayChange = {"iterations", "checkpoint_every",
-                                                   "keep_checkpoints", "eval_every",
-                                                   "eval_samples", "comm", "log_level",
-                                                   "collective_timeout_s", "family_dir"};
+const std::vector<std::string> kResumeMayChange = {
+    "iterations", "checkpoint_every", "keep_checkpoints",     "eval_every", "eval_samples",
+    "comm",       "log_level",        "collective_timeout_s", "family_dir"};
 
 class MetricsCsv {
  public:
@@ -47,9 +45,10 @@ class MetricsCsv {
     out_ = std::fopen(path.c_str(), "a");
     if (!out_) throw SystemError(path + ": cannot open for appending");
     if (fresh)
-      std::fprintf(out_,
-                   "iteration,wall_s,episodes,mean_runtime_us,best_runtime_us,mean_ratio_to_start,"
-                   "baseline,entropy,loss,grad_norm,lr,episodes_per_s,allreduce_s,sim_s,policy_s\n");
+      std::fprintf(
+          out_,
+          "iteration,wall_s,episodes,mean_runtime_us,best_runtime_us,mean_ratio_to_start,"
+          "baseline,entropy,loss,grad_norm,lr,episodes_per_s,allreduce_s,sim_s,policy_s\n");
   }
   ~MetricsCsv() {
     if (out_) std::fclose(out_);
@@ -57,10 +56,11 @@ class MetricsCsv {
   MetricsCsv(const MetricsCsv&) = delete;
   MetricsCsv& operator=(const MetricsCsv&) = delete;
   void row(const IterationStats& s, double wall, int64_t episodes) {
-    std::fprintf(out_, "%lld,%.3f,%lld,%.6f,%.6f,%.6f,%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,%.6f,%.6f,%.6f\n",
+    std::fprintf(out_,
+                 "%lld,%.3f,%lld,%.6f,%.6f,%.6f,%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,%.6f,%.6f,%.6f\n",
                  static_cast<long long>(s.iteration), wall, static_cast<long long>(episodes),
-                 s.mean_runtime_us, s.best_runtime_us, s.mean_ratio, s.baseline, s.entropy,
-                 s.loss, s.grad_norm, s.lr, s.episodes_per_s, s.allreduce_s, s.sim_s, s.policy_s);
+                 s.mean_runtime_us, s.best_runtime_us, s.mean_ratio, s.baseline, s.entropy, s.loss,
+                 s.grad_norm, s.lr, s.episodes_per_s, s.allreduce_s, s.sim_s, s.policy_s);
     std::fflush(out_);
   }
 
@@ -103,8 +103,8 @@ uint64_t params_hash(const std::vector<float>& params) {
 // Proves that every rank holds bit-identical parameters; throws SystemError otherwise.
 void verify_identical_params(Trainer& trainer, Collective& coll) {
   const uint64_t h = params_hash(trainer.state().params);
-  std::vector<double> all = coll.all_gather(
-      {static_cast<double>(h >> 32), static_cast<double>(h & 0xffffffffull)});
+  std::vector<double> all =
+      coll.all_gather({static_cast<double>(h >> 32), static_cast<double>(h & 0xffffffffull)});
   for (int r = 0; r < coll.size(); ++r)
     if (all[2 * r] != all[0] || all[2 * r + 1] != all[1])
       throw SystemError("parameters differ between rank 0 and rank " + std::to_string(r) +
@@ -119,7 +119,8 @@ int run_training(const RunOptions& options, Collective& coll) {
   const int rank = coll.rank();
   TrainConfig cfg = load_train_config(options.config_path, options.overrides);
   if (cfg.family_dir.empty())
-    throw InputError(options.config_path + ": family_dir: required (a generated family or a "
+    throw InputError(options.config_path +
+                     ": family_dir: required (a generated family or a "
                      "directory of graphs; set it in the file or as family_dir=DIR)");
   const std::string run_dir = options.run_dir;
   const std::string ckpt_dir = run_dir + "/checkpoints";
@@ -169,12 +170,13 @@ int run_training(const RunOptions& options, Collective& coll) {
       spdlog::info("no checkpoint in {}: starting a new run", ckpt_dir);
     }
   } else if (rank == 0 && !store.steps().empty()) {
-    throw InputError(run_dir + ": already holds checkpoints; pass --resume auto to continue "
+    throw InputError(run_dir +
+                     ": already holds checkpoints; pass --resume auto to continue "
                      "the run, or choose another --run-dir");
   }
   if (rank == 0) write_file_atomic(run_dir + "/config.yaml", config_yaml);
-  spdlog::info("training on {} graphs of {} with {} devices, {} ranks, {} parameters",
-               train.size(), cfg.family_dir, cfg.devices, coll.size(), layout.total());
+  spdlog::info("training on {} graphs of {} with {} devices, {} ranks, {} parameters", train.size(),
+               cfg.family_dir, cfg.devices, coll.size(), layout.total());
 
   std::unique_ptr<MetricsCsv> metrics;
   std::unique_ptr<ProgressLine> progress;
@@ -187,8 +189,8 @@ int run_training(const RunOptions& options, Collective& coll) {
   std::unique_ptr<PeriodicEvaluator> evaluator;
   if (file_exists(cfg.family_dir + "/manifest.json") &&
       !load_family_manifest(cfg.family_dir).test.empty()) {
-    evaluator = std::make_unique<PeriodicEvaluator>(
-        cfg, load_graph_split(cfg.family_dir, "test"), cluster, coll);
+    evaluator = std::make_unique<PeriodicEvaluator>(cfg, load_graph_split(cfg.family_dir, "test"),
+                                                    cluster, coll);
     spdlog::info("evaluating on {} test graphs {}", evaluator->num_graphs(),
                  cfg.eval_every > 0 ? "every " + std::to_string(cfg.eval_every) + " iterations"
                                     : std::string("at the end"));
@@ -206,14 +208,16 @@ int run_training(const RunOptions& options, Collective& coll) {
     if (rank != 0) return;
     const bool best = ev.score() < best_score;
     const std::string eval_csv = run_dir + "/eval.csv";
-    std::string text = file_exists(eval_csv) ? read_file(eval_csv) : PeriodicEvaluator::csv_header();
+    std::string text =
+        file_exists(eval_csv) ? read_file(eval_csv) : PeriodicEvaluator::csv_header();
     text += PeriodicEvaluator::csv_row(ev, best);
     write_file_atomic(eval_csv, text);
-    spdlog::info("eval at iteration {}: greedy x{:.3f} of best classical (x{:.3f} of single, "
-                 "x{:.3f} of heft), best of {} x{:.3f}, {} infeasible, {:.1f} s{}",
-                 ev.iteration, ev.greedy_vs_best_classical, ev.greedy_vs_single,
-                 ev.greedy_vs_heft, cfg.eval_samples, ev.sampled_vs_best_classical,
-                 ev.greedy_failures, ev.seconds, best ? " (new best)" : "");
+    spdlog::info(
+        "eval at iteration {}: greedy x{:.3f} of best classical (x{:.3f} of single, "
+        "x{:.3f} of heft), best of {} x{:.3f}, {} infeasible, {:.1f} s{}",
+        ev.iteration, ev.greedy_vs_best_classical, ev.greedy_vs_single, ev.greedy_vs_heft,
+        cfg.eval_samples, ev.sampled_vs_best_classical, ev.greedy_failures, ev.seconds,
+        best ? " (new best)" : "");
     if (best) {
       best_score = ev.score();
       CheckpointData data =
@@ -292,9 +296,10 @@ int run_training(const RunOptions& options, Collective& coll) {
   if (progress) progress->finish();
   verify_identical_params(trainer, coll);
   if (stopped) {
-    spdlog::warn("stopped by a signal at iteration {}: checkpointed; exit code {} asks to be "
-                 "run again with --resume auto",
-                 trainer.iteration(), kExitRequeue);
+    spdlog::warn(
+        "stopped by a signal at iteration {}: checkpointed; exit code {} asks to be "
+        "run again with --resume auto",
+        trainer.iteration(), kExitRequeue);
     return kExitRequeue;
   }
   spdlog::info("training done: {} iterations", trainer.iteration());

@@ -53,7 +53,8 @@ EdgeId GraphBuilder::add_edge(NodeId s, NodeId d, int out, const std::string& fi
   PLACETO_CHECK(s >= 0 && s < n && d >= 0 && d < n);
   const std::string where =
       field.empty() ? "edge " + g_.node_names_[s] + "->" + g_.node_names_[d] : field;
-  if (out < 0) throw_input_error(source_, where + ".out", "must be >= 0, got " + std::to_string(out));
+  if (out < 0)
+    throw_input_error(source_, where + ".out", "must be >= 0, got " + std::to_string(out));
   if (s == d)
     throw_input_error(source_, where,
                       "self-loop on op '" + g_.node_names_[s] + "' (the graph must be acyclic)");

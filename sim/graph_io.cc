@@ -17,8 +17,8 @@ Graph graph_from_json(const Json& doc, const std::string& source) {
     int64_t version = root.at("version").as_int();
     if (version > kGraphFormatVersion || version < 1)
       root.at("version").fail("unsupported graph format version " + std::to_string(version) +
-                              " (this build reads version " +
-                              std::to_string(kGraphFormatVersion) + ")");
+                              " (this build reads version " + std::to_string(kGraphFormatVersion) +
+                              ")");
   }
   GraphBuilder builder(source);
   if (root.has("name")) builder.set_name(root.at("name").as_string());

@@ -14,7 +14,6 @@ constexpr uint64_t kBus = 1ull << 62;
 constexpr uint64_t kDevice = 2ull << 62;
 }  // namespace
 
-
 HeteroSimulator::HeteroSimulator(const Graph& graph, const Cluster& cluster)
     : graph_(graph),
       cluster_(cluster),
@@ -138,7 +137,9 @@ void HeteroSimulator::bus_pop(int d) {
   h[i] = last;
 }
 
-inline void HeteroSimulator::schedule_release(double t, EdgeId e) { push_event(t, release_order_[e], e); }
+inline void HeteroSimulator::schedule_release(double t, EdgeId e) {
+  push_event(t, release_order_[e], e);
+}
 
 inline void HeteroSimulator::enqueue_device(int d, NodeId v, double t) {
   // Device queues receive items in nondecreasing ready time (always "now"), so (ready, seq)

@@ -7,18 +7,32 @@ namespace placeto {
 Json trace_to_chrome_json(const Graph& g, const Cluster& c, const ExecutionTrace& trace) {
   Json events = Json::array();
   for (int d = 0; d < c.num_devices(); ++d) {
-    events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", d}, {"tid", 0},
+    events.push_back({{"ph", "M"},
+                      {"name", "process_name"},
+                      {"pid", d},
+                      {"tid", 0},
                       {"args", {{"name", c.devices[d].name}}}});
-    events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", d}, {"tid", 0},
+    events.push_back({{"ph", "M"},
+                      {"name", "thread_name"},
+                      {"pid", d},
+                      {"tid", 0},
                       {"args", {{"name", "compute"}}}});
-    events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", d}, {"tid", 1},
+    events.push_back({{"ph", "M"},
+                      {"name", "thread_name"},
+                      {"pid", d},
+                      {"tid", 1},
                       {"args", {{"name", "outgoing bus"}}}});
   }
   for (const auto& op : trace.ops) {
     Json args = {{"op_type", g.op_type(op.op)}, {"cost_us", g.cost_us(op.op)}};
-    events.push_back({{"ph", "X"}, {"name", g.node_name(op.op)}, {"cat", "op"},
-                      {"pid", op.device}, {"tid", 0}, {"ts", op.start_us},
-                      {"dur", op.end_us - op.start_us}, {"args", args}});
+    events.push_back({{"ph", "X"},
+                      {"name", g.node_name(op.op)},
+                      {"cat", "op"},
+                      {"pid", op.device},
+                      {"tid", 0},
+                      {"ts", op.start_us},
+                      {"dur", op.end_us - op.start_us},
+                      {"args", args}});
   }
   for (const auto& tr : trace.transfers) {
     Json dsts = Json::array();

@@ -145,8 +145,8 @@ H5File H5File::create(const std::string& path) {
       H5Pset_file_locking(fapl.get(), 0, 1) < 0)
     throw SystemError(path + ": cannot set up an in-memory HDF5 file: " + hdf5_reason());
   // A name that can never exist on disk, as in open_image().
-  hid_t id = H5Fcreate("/dev/null/placeto-checkpoint-new.h5", H5F_ACC_TRUNC, H5P_DEFAULT,
-                       fapl.get());
+  hid_t id =
+      H5Fcreate("/dev/null/placeto-checkpoint-new.h5", H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get());
   if (id < 0) throw SystemError(path + ": cannot create HDF5 file: " + hdf5_reason());
   return H5File(path, H5Id(id, H5Fclose), true);
 }

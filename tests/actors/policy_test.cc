@@ -1,9 +1,10 @@
 // The policy network, features and environment.
+#include "actors/policy.h"
+
 #include <gtest/gtest.h>
 
 #include "actors/environment.h"
 #include "actors/features.h"
-#include "actors/policy.h"
 #include "actors/rollout.h"
 #include "common/error.h"
 #include "sim/random_graph.h"

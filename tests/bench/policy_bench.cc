@@ -78,8 +78,8 @@ void BM_TrainingEpisode(benchmark::State& state) {
     backward_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   const double total = sim_s + policy_s + backward_s;
-  state.counters["episodes_per_s"] = benchmark::Counter(
-      static_cast<double>(state.iterations()) * k, benchmark::Counter::kIsRate);
+  state.counters["episodes_per_s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()) * k, benchmark::Counter::kIsRate);
   state.counters["sim_share"] = sim_s / total;
   state.counters["rollout_net_share"] = policy_s / total;
   state.counters["loss_backward_share"] = backward_s / total;

@@ -4,9 +4,9 @@
 
 #include <type_traits>
 
+#include "sim/hetero_simulator.h"
 #include "sim/random_graph.h"
 #include "sim/simulator.h"
-#include "sim/hetero_simulator.h"
 
 namespace placeto {
 namespace {
@@ -34,17 +34,28 @@ void BM_Sim(benchmark::State& state) {
   benchmark::DoNotOptimize(runtime);
   state.counters["ops"] = g.num_nodes();
   state.counters["edges"] = g.num_edges();
-  state.counters["sims_per_s"] = benchmark::Counter(static_cast<double>(state.iterations()),
-                                                    benchmark::Counter::kIsRate);
+  state.counters["sims_per_s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 void BM_Simulate(benchmark::State& state) { BM_Sim<Simulator, true>(state); }
 void BM_SimulateRuntimeOnly(benchmark::State& state) { BM_Sim<Simulator, false>(state); }
 void BM_SimulateReference(benchmark::State& state) { BM_Sim<HeteroSimulator, true>(state); }
-BENCHMARK(BM_Simulate)->Args({100, 4})->Args({500, 4})->Args({2000, 4})->Args({500, 2})
-    ->Args({500, 8})->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_SimulateRuntimeOnly)->Args({100, 4})->Args({500, 4})->Args({2000, 4})
+BENCHMARK(BM_Simulate)
+    ->Args({100, 4})
+    ->Args({500, 4})
+    ->Args({2000, 4})
+    ->Args({500, 2})
+    ->Args({500, 8})
     ->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_SimulateReference)->Args({100, 4})->Args({500, 4})->Args({2000, 4})
+BENCHMARK(BM_SimulateRuntimeOnly)
+    ->Args({100, 4})
+    ->Args({500, 4})
+    ->Args({2000, 4})
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_SimulateReference)
+    ->Args({100, 4})
+    ->Args({500, 4})
+    ->Args({2000, 4})
     ->Unit(benchmark::kMicrosecond);
 // A fixed iteration count, for instruction counting under callgrind.
 BENCHMARK(BM_Simulate)->Name("BM_SimulateFixed")->Args({500, 4})->Iterations(1000);

@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
       options.timeout_s = 0.5;
       std::unique_ptr<placeto::Communicator> comm = placeto::make_communicator(options, mpi);
       if (comm->all_reduce_max(comm->rank()) != comm->size() - 1) return 1;  // #1
-      comm->barrier();                                                        // #2
+      comm->barrier();                                                       // #2
       if (comm->rank() != silent) {
         comm->barrier();  // #3
         std::printf("barrier returned although rank %d never entered it\n", silent);

@@ -1,6 +1,7 @@
 // `placeto generate`, `placeto coarsen` and `placeto place --ungroup` as a user runs them: real
 // processes, real files.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -34,8 +35,11 @@ ProcessResult run(const std::string& args) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
+// ctest runs each test case as its own process, several at once: the pid keeps their
+// directories apart.
 std::string temp_dir(const std::string& name) {
-  auto p = std::filesystem::temp_directory_path() / ("placeto_cli_" + name);
+  auto p = std::filesystem::temp_directory_path() /
+           ("placeto_cli_" + name + "_" + std::to_string(::getpid()));
   std::filesystem::remove_all(p);
   return p.string();
 }

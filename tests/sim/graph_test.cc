@@ -88,8 +88,8 @@ TEST(GraphIo, OverflowingNumbersAreRejected) {
 
 TEST(PlacementIo, ValidatesEveryOp) {
   Graph g = parse(R"({"nodes":[{"name":"a","cost_us":1},{"name":"b","cost_us":1}]})");
-  Placement p = placement_from_json(Json::parse(R"({"devices":2,"placement":{"a":1,"b":0}})"), g,
-                                    "p.json");
+  Placement p =
+      placement_from_json(Json::parse(R"({"devices":2,"placement":{"a":1,"b":0}})"), g, "p.json");
   EXPECT_EQ(p.device, (std::vector<int32_t>{1, 0}));
   auto err = [&](const std::string& t) -> std::string {
     try {

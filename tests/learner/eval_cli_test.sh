@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Evaluation end to end (issue #9): periodic evaluation inside the trainer (eval.csv and the
+# best checkpoint), `placeto eval` of that checkpoint on a family's test split and on an
+# imported ONNX model, and the clear errors for a policy of another device count, a config
+# that does not match the checkpoint, and a file that is not a checkpoint.
+# Usage: eval_cli_test.sh BIN_DIR SOURCE_DIR
+set -uo pipefail
+bin=$1
+src=$2
+source "$src/launch/env.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+ok() { echo "PASS: $*"; passed=$((passed + 1)); }
+bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
+expect_fail() {  # name, text the message must contain, command...
+  local name=$1 text=$2
+  shift 2
+  "$@" > "$tmp/out" 2>&1
+  local rc=$?
+  if ((rc != 0)) && grep -qF -- "$text" "$tmp/out"; then
+    ok "$name (exit $rc)"
+  else
+    bad "$name: exit $rc, expected a message with '$text':"
+    cat "$tmp/out"
+  fi
+}
+
+fam=$tmp/fam
+"$bin/placeto" generate --family ptb --count 6 --test 2 --seed 3 --out "$fam" --steps 2 \
+  --layers 1 --cell-nodes 3 > /dev/null || { echo "generate failed"; exit 1; }
+cfg="$src/experiments/configs/quickstart.yaml"
+run=$tmp/run
+"$bin/placeto" train --config "$cfg" --run-dir "$run" "family_dir=$fam" iterations=4 \
+  eval_every=2 checkpoint_every=2 episodes_per_iteration=2 eval_samples=2 > "$tmp/train.out" 2>&1
+rc=$?
+((rc == 0)) && ok "train with eval_every=2" || { bad "train exit $rc"; cat "$tmp/train.out"; }
+
+# eval.csv: a header and one row per evaluation (iterations 2 and 4), nothing more.
+if [[ -f $run/eval.csv ]] && [[ $(sed -n 1p "$run/eval.csv") == iteration,graphs,* ]] &&
+  [[ $(cut -d, -f1 "$run/eval.csv" | tail -n +2 | tr '\n' ' ') == "2 4 " ]]; then
+  ok "eval.csv rows at iterations 2 and 4"
+else
+  bad "eval.csv:"
+  cat "$run/eval.csv"
+fi
+# Each row covers both test graphs with finite ratios; the first evaluation is the first best.
+awk -F, 'NR > 1 && ($2 != 2 || $3 + 0 <= 0 || $3 == "nan") { exit 1 }' "$run/eval.csv" &&
+  ok "eval.csv ratios finite over 2 graphs" || bad "eval.csv ratios"
+[[ $(sed -n 2p "$run/eval.csv" | cut -d, -f9) == 1 ]] && ok "first evaluation marked best" ||
+  bad "first evaluation not marked best"
+if [[ -f $run/checkpoints/best.h5 && -f $run/checkpoints/best.h5.sha256 && -f $run/checkpoints/best.json ]]; then
+  ok "best.h5, its digest and best.json written"
+else
+  bad "best checkpoint missing:"
+  ls "$run/checkpoints"
+fi
+
+# placeto eval of the best checkpoint on the test split.
+"$bin/placeto" eval --checkpoint "$run/checkpoints/best.h5" --graphs "$fam" --split test \
+  --samples 2 --out "$tmp/report.csv" > "$tmp/eval.out" 2>&1
+rc=$?
+if ((rc == 0)) && [[ $(grep -c ',policy-greedy,' "$tmp/report.csv") == 2 ]] &&
+  grep -q "policy (greedy)\|policy-greedy" "$tmp/eval.out"; then
+  ok "placeto eval on the test split"
+else
+  bad "placeto eval on the test split (exit $rc)"
+  cat "$tmp/eval.out"
+fi
+
+# placeto eval on an imported ONNX model (a real export with Debian's torch).
+mkdir -p "$tmp/onnx" "$tmp/model"
+if /usr/bin/python3 "$src/tests/onnx/export_models.py" "$tmp/model" --models seq2seq \
+  > "$tmp/export.out" 2>&1; then
+  "$bin/placeto" import --model "$tmp/model/seq2seq.onnx" --out "$tmp/onnx/seq2seq.json" \
+    > /dev/null 2>"$tmp/import.err" || cat "$tmp/import.err"
+  "$bin/placeto" eval --checkpoint "$run/checkpoints/LATEST" --graphs "$tmp/onnx" --split all \
+    --samples 2 --out "$tmp/onnx.csv" > "$tmp/eval_onnx.out" 2>&1
+  rc=$?
+  if ((rc == 0)) && grep -q '^seq2seq,policy-greedy,' "$tmp/onnx.csv" &&
+    grep -q '^seq2seq,heft,' "$tmp/onnx.csv"; then
+    ok "placeto eval on an imported ONNX model"
+  else
+    bad "placeto eval on ONNX (exit $rc)"
+    cat "$tmp/eval_onnx.out"
+  fi
+else
+  bad "could not export the ONNX model"
+  cat "$tmp/export.out"
+fi
+
+# Errors.
+expect_fail "eval: policy for 3 devices asked for 4" "trained for 3 devices" \
+  "$bin/placeto" eval --checkpoint "$run/checkpoints/best.h5" --graphs "$fam" --devices 4 \
+  --out "$tmp/x.csv"
+cat > "$tmp/c4.yaml" <<Y
+devices: 4
+Y
+expect_fail "eval: cluster of 4 devices for a 3-device policy" "3 devices" \
+  "$bin/placeto" eval --checkpoint "$run/checkpoints/best.h5" --graphs "$fam" \
+  --cluster "$tmp/c4.yaml" --out "$tmp/x.csv"
+expect_fail "eval: a graph file given as the checkpoint" "$fam/ptb_0.json" \
+  "$bin/placeto" eval --checkpoint "$fam/ptb_0.json" --graphs "$fam" --out "$tmp/x.csv"
+head -c 3000 "$run/checkpoints/best.h5" > "$tmp/truncated.h5"
+expect_fail "eval: a truncated checkpoint" "truncated.h5" \
+  "$bin/placeto" eval --checkpoint "$tmp/truncated.h5" --graphs "$fam" --out "$tmp/x.csv"
+expect_fail "resume with a different policy config" "policy.hidden" \
+  "$bin/placeto" train --config "$cfg" --run-dir "$run" --resume auto "family_dir=$fam" \
+  iterations=6 policy.hidden=8
+[[ ! -e $tmp/x.csv ]] && ok "no report written on errors" || bad "a report was written"
+
+echo "eval_cli_test: $passed passed, $failed failed"
+((failed == 0))
