@@ -136,7 +136,8 @@ TEST_F(PlaceUngroupCli, PlacesEveryOpOfTheOriginalAndSimulatesIt) {
   const Placement fp = load_placement(dir_ + "/p.fine.json", fine);
   const CoarseGraph map = load_coarse_map(dir_ + "/c.map.json", fine);
   for (NodeId v = 0; v < fine.num_nodes(); ++v) EXPECT_EQ(fp.device[v], cp.device[map.group[v]]);
-  Simulator sim(fine, default_cluster(3));
+  const Cluster cluster = default_cluster(3);  // the Simulator keeps a reference to it
+  Simulator sim(fine, cluster);
   EXPECT_DOUBLE_EQ(out["fine"]["runtime_us"].get<double>(), sim.simulate(fp).runtime_us);
   // A family graph has no ONNX origins: no per-ONNX-node section.
   EXPECT_FALSE(parse_json_file(dir_ + "/p.fine.json").contains("onnx_nodes"));
