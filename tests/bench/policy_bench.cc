@@ -20,16 +20,27 @@ Graph bench_graph(int n) {
   return make_random_graph(o);
 }
 
-void BM_PolicyStep(benchmark::State& state) {
-  torch::set_num_threads(1);
-  torch::manual_seed(0);
-  const int n = static_cast<int>(state.range(0));
+// One thread, a fresh 4-device policy and an n-op graph with its tensors.
+struct BenchSetup {
+  explicit BenchSetup(int n) {
+    torch::set_num_threads(1);
+    torch::manual_seed(0);
+    pc.num_devices = 4;
+    net = PolicyNet(pc);
+    g = bench_graph(n);
+    gt = make_graph_tensors(g, false);
+  }
   PolicyConfig pc;
-  pc.num_devices = 4;
-  PolicyNet net(pc);
-  Graph g = bench_graph(n);
+  PolicyNet net{nullptr};
+  Graph g;
   Cluster c = default_cluster(4);
-  GraphTensors gt = make_graph_tensors(g, false);
+  GraphTensors gt;
+};
+
+void BM_PolicyStep(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  BenchSetup b(n);
+  auto& [pc, net, g, c, gt] = b;
   PlacementEnv env(g, c, EnvConfig{});
   std::mt19937_64 rng(1);
   env.reset(rng);
@@ -47,16 +58,10 @@ BENCHMARK(BM_PolicyStep)->Arg(50)->Arg(200)->Arg(500)->Unit(benchmark::kMicrosec
 
 // Arguments: graph size, episodes run in lockstep (the trainer's episodes_per_iteration).
 void BM_TrainingEpisode(benchmark::State& state) {
-  torch::set_num_threads(1);
-  torch::manual_seed(0);
   const int n = static_cast<int>(state.range(0));
   const int k = static_cast<int>(state.range(1));
-  PolicyConfig pc;
-  pc.num_devices = 4;
-  PolicyNet net(pc);
-  Graph g = bench_graph(n);
-  Cluster c = default_cluster(4);
-  GraphTensors gt = make_graph_tensors(g, false);
+  BenchSetup b(n);
+  auto& [pc, net, g, c, gt] = b;
   std::vector<std::unique_ptr<PlacementEnv>> envs;
   std::vector<PlacementEnv*> batch;
   for (int e = 0; e < k; ++e) {
