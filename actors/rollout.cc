@@ -42,9 +42,12 @@ EpisodeRecord run_episode(PolicyNet& policy, const GraphTensors& gt, PlacementEn
 
 std::vector<EpisodeRecord> run_episodes(PolicyNet& policy, const GraphTensors& gt,
                                         const std::vector<PlacementEnv*>& envs,
-                                        std::mt19937_64& rng, ActionMode mode, bool keep_features) {
+                                        std::mt19937_64& rng, ActionMode mode, bool keep_features,
+                                        const std::vector<int32_t>* forced) {
   using clock = std::chrono::steady_clock;
   PLACETO_CHECK(!envs.empty());
+  PLACETO_CHECK((mode == ActionMode::kForced) == (forced != nullptr));
+  PLACETO_CHECK(!forced || forced->size() == static_cast<size_t>(envs[0]->graph().num_nodes()));
   torch::InferenceMode inference;
   const int k = static_cast<int>(envs.size());
   const int n = envs[0]->graph().num_nodes();
@@ -84,7 +87,10 @@ std::vector<EpisodeRecord> run_episodes(PolicyNet& policy, const GraphTensors& g
     std::vector<int> actions(k);
     for (int e = 0; e < k; ++e) {
       const float* row = lp + static_cast<size_t>(e) * d;
-      if (mode == ActionMode::kGreedy) {
+      if (mode == ActionMode::kForced) {
+        actions[e] = (*forced)[cp[e]];
+        PLACETO_CHECK(actions[e] >= 0 && actions[e] < d);
+      } else if (mode == ActionMode::kGreedy) {
         int a = 0;
         for (int i = 1; i < d; ++i)
           if (row[i] > row[a]) a = i;

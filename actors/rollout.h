@@ -32,7 +32,9 @@ struct EpisodeRecord {
   std::vector<double> returns(double discount = 1.0) const;
 };
 
-enum class ActionMode { kSample, kGreedy };
+// kForced: the device of the current node is read from `forced` (a teacher's placement),
+// for imitation; the policy still runs so that its features are recorded.
+enum class ActionMode { kSample, kGreedy, kForced };
 
 // Runs one episode.  `rng` drives sampling and the environment's random starts.
 EpisodeRecord run_episode(PolicyNet& policy, const GraphTensors& gt, PlacementEnv& env,
@@ -45,7 +47,8 @@ EpisodeRecord run_episode(PolicyNet& policy, const GraphTensors& gt, PlacementEn
 std::vector<EpisodeRecord> run_episodes(PolicyNet& policy, const GraphTensors& gt,
                                         const std::vector<PlacementEnv*>& envs,
                                         std::mt19937_64& rng, ActionMode mode,
-                                        bool keep_features = true);
+                                        bool keep_features = true,
+                                        const std::vector<int32_t>* forced = nullptr);
 
 // Samples from softmax(logits) with our own engine, for run-to-run reproducibility.
 int sample_from_logits(const float* logits, int n, std::mt19937_64& rng);

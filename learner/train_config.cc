@@ -1,10 +1,12 @@
 #include "learner/train_config.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "common/error.h"
 #include "common/files.h"
 #include "common/yaml_util.h"
+#include "sim/placers/placer.h"
 
 namespace placeto {
 
@@ -23,6 +25,8 @@ const std::vector<std::string> kTopKeys = {"family_dir",
                                            "baseline_window",
                                            "discount",
                                            "normalize_advantages",
+                                           "imitation_teacher",
+                                           "imitation_iterations",
                                            "checkpoint_every",
                                            "keep_checkpoints",
                                            "eval_every",
@@ -109,6 +113,8 @@ TrainConfig parse_train_config(const std::string& yaml_text, const std::string& 
   f.get("baseline_window", &c.baseline_window);
   f.get("discount", &c.discount);
   f.get("normalize_advantages", &c.normalize_advantages);
+  f.get("imitation_teacher", &c.imitation_teacher);
+  f.get("imitation_iterations", &c.imitation_iterations);
   f.get("checkpoint_every", &c.checkpoint_every);
   f.get("keep_checkpoints", &c.keep_checkpoints);
   f.get("eval_every", &c.eval_every);
@@ -146,6 +152,17 @@ TrainConfig parse_train_config(const std::string& yaml_text, const std::string& 
   if (c.baseline_window < 1) bad("baseline_window", "must be >= 1");
   if (!(c.discount > 0 && c.discount <= 1))
     bad("discount", "must be in (0, 1], got " + std::to_string(c.discount));
+  if (c.imitation_iterations < 0) bad("imitation_iterations", "must be >= 0");
+  if (c.imitation_iterations > 0 && c.imitation_teacher.empty())
+    bad("imitation_teacher", "must name a placer when imitation_iterations > 0");
+  if (!c.imitation_teacher.empty()) {
+    const auto& names = placer_names();
+    if (std::find(names.begin(), names.end(), c.imitation_teacher) == names.end()) {
+      std::string hint = did_you_mean_any(c.imitation_teacher, names.data(), names.size());
+      bad("imitation_teacher", "'" + c.imitation_teacher + "' is not a placer" +
+                                   (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
+    }
+  }
   if (c.checkpoint_every < 1) bad("checkpoint_every", "must be >= 1");
   if (c.keep_checkpoints < 1) bad("keep_checkpoints", "must be >= 1");
   if (c.eval_every < 0) bad("eval_every", "must be >= 0");
@@ -185,6 +202,8 @@ std::string train_config_to_yaml(const TrainConfig& c) {
   out << YAML::Key << "baseline_window" << YAML::Value << c.baseline_window;
   out << YAML::Key << "discount" << YAML::Value << c.discount;
   out << YAML::Key << "normalize_advantages" << YAML::Value << c.normalize_advantages;
+  out << YAML::Key << "imitation_teacher" << YAML::Value << c.imitation_teacher;
+  out << YAML::Key << "imitation_iterations" << YAML::Value << c.imitation_iterations;
   out << YAML::Key << "checkpoint_every" << YAML::Value << c.checkpoint_every;
   out << YAML::Key << "keep_checkpoints" << YAML::Value << c.keep_checkpoints;
   out << YAML::Key << "eval_every" << YAML::Value << c.eval_every;

@@ -38,6 +38,13 @@ struct TrainConfig {
   // entropy bonus weighs the same against the policy gradient on every family.  Off in the
   // reference.
   bool normalize_advantages = false;
+  // Imitation warm start (not in the reference): for the first `imitation_iterations`
+  // iterations the loss is the cross-entropy between the policy and a classical placer's
+  // placement of each train graph (`imitation_teacher`, a registry name from
+  // sim/placers/placer.h, e.g. metis or anneal), on states the policy itself visits
+  // (DAgger-style); REINFORCE takes over afterwards.  "" = off.
+  std::string imitation_teacher;
+  int64_t imitation_iterations = 0;
   int64_t checkpoint_every = 50;
   int keep_checkpoints = 3;
   int64_t eval_every = 0;     // test-split evaluation every N iterations; 0 = only at the end

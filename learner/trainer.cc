@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "learner/loss.h"
 #include "learner/param_vector.h"
+#include "sim/placers/placer.h"
 
 namespace placeto {
 
@@ -21,6 +22,22 @@ PolicyConfig make_policy_config(const TrainConfig& c) {
   p.parallel_k = c.policy.parallel_k;
   p.features.with_memory = c.policy.with_memory;
   return p;
+}
+
+std::vector<int32_t> teacher_placement(const std::string& teacher, const Graph& g,
+                                       const Cluster& cluster, uint64_t seed) {
+  PlacerOptions opt;
+  opt.seed = static_cast<int64_t>(seed);
+  Placement p = make_placer(teacher)->place(g, cluster, opt);
+  if (cluster.heterogeneous()) return p.device;
+  std::vector<int32_t> rename(cluster.num_devices(), -1);
+  int32_t next = 0;
+  for (NodeId v : g.topo_order()) {
+    int32_t& r = rename[p.device[v]];
+    if (r < 0) r = next++;
+  }
+  for (auto& d : p.device) d = rename[d];
+  return p.device;
 }
 
 std::mt19937_64 Trainer::iteration_engine(uint64_t seed, int rank, int64_t it) {
@@ -50,6 +67,10 @@ Trainer::Trainer(TrainConfig config, std::vector<NamedGraph> train, Cluster clus
     envs_.emplace_back();  // filled on first use, episodes_per_iteration per graph
     max_nodes_ = std::max(max_nodes_, ng.graph.num_nodes());
   }
+  if (config_.imitation_iterations > 0)
+    for (const auto& ng : train_)
+      teacher_.push_back(
+          teacher_placement(config_.imitation_teacher, ng.graph, cluster_, config_.seed));
   adam_ = Adam(count_parameters(policy_));
   state_.params = get_flat_params(policy_);
   state_.baselines = BaselineStore(config_.baseline_window);
@@ -98,17 +119,40 @@ IterationStats Trainer::iterate() {
     pool.push_back(std::make_unique<PlacementEnv>(train_[gi].graph, cluster_, config_.env));
   std::vector<PlacementEnv*> batch;
   for (int e = 0; e < k; ++e) batch.push_back(pool[e].get());
-  std::vector<EpisodeRecord> recs =
-      run_episodes(policy_, tensors_[gi], batch, rng, ActionMode::kSample);
+  const bool imitate = it < config_.imitation_iterations;
+  std::vector<EpisodeRecord> recs;
+  if (imitate) {
+    // One episode along the teacher's placement, the others sampled from the policy
+    // (DAgger-style: the states the policy visits), all labelled with the teacher's device.
+    recs = run_episodes(policy_, tensors_[gi], {batch[0]}, rng, ActionMode::kForced, true,
+                        &teacher_[gi]);
+    if (k > 1) {
+      std::vector<EpisodeRecord> more =
+          run_episodes(policy_, tensors_[gi], std::vector<PlacementEnv*>(batch.begin() + 1,
+                                                                          batch.end()),
+                       rng, ActionMode::kSample);
+      for (auto& r : more) recs.push_back(std::move(r));
+    }
+  } else {
+    recs = run_episodes(policy_, tensors_[gi], batch, rng, ActionMode::kSample);
+  }
   std::vector<std::vector<double>> rets(k), advs(k);
-  for (int e = 0; e < k; ++e) {
+  for (int e = 0; e < k && imitate; ++e) {
+    // Cross-entropy with the teacher = the policy-gradient loss with the teacher's actions
+    // and unit advantages; the returns (of the actions taken) still feed the baselines.
+    rets[e] = recs[e].returns(config_.discount);
+    advs[e].assign(rets[e].size(), 1.0);
+    for (size_t t = 0; t < recs[e].actions.size(); ++t)
+      recs[e].actions[t] = teacher_[gi][recs[e].current[t]];
+  }
+  for (int e = 0; e < k && !imitate; ++e) {
     rets[e] = recs[e].returns(config_.discount);
     std::vector<double> base = state_.baselines.baseline(train_[gi].name, recs[e].steps());
     advs[e].resize(rets[e].size());
     for (size_t t = 0; t < rets[e].size(); ++t) advs[e][t] = rets[e][t] - base[t];
     baseline0 += base.empty() ? 0 : base[0];
   }
-  if (config_.normalize_advantages) {
+  if (config_.normalize_advantages && !imitate) {
     double sum = 0, sq = 0, cnt = 0;
     for (const auto& a : advs)
       for (double x : a) {
@@ -127,7 +171,8 @@ IterationStats Trainer::iterate() {
     sim_s += rec.sim_seconds;
     policy_s += rec.policy_seconds;
     auto tb = clock::now();
-    LossParts lp = episode_loss(policy_, tensors_[gi], rec, advs[e], config_.entropy_beta);
+    LossParts lp =
+        episode_loss(policy_, tensors_[gi], rec, advs[e], imitate ? 0.0 : config_.entropy_beta);
     (lp.loss / static_cast<double>(k)).backward();
     policy_s += std::chrono::duration<double>(clock::now() - tb).count();
     double* r = &mine[static_cast<size_t>(e) * row];

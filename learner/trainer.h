@@ -82,6 +82,13 @@ class Trainer {
   Adam adam_;
   TrainerState state_;
   int max_nodes_ = 0;
+  std::vector<std::vector<int32_t>> teacher_;  // per train graph, when imitating
 };
+
+// The placement `teacher` (a placer name) gives `g`, with devices renamed in the order of
+// their first use along the topological order when the cluster's devices are
+// interchangeable (compatible mode), so that equivalent placements get the same labels.
+std::vector<int32_t> teacher_placement(const std::string& teacher, const Graph& g,
+                                       const Cluster& cluster, uint64_t seed);
 
 }  // namespace placeto

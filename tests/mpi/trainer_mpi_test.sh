@@ -113,5 +113,23 @@ else
   bad "unclear error for an unknown key"; cat "$tmp/E.out"
 fi
 
+# 6. Imitation warm start (metis as teacher) then REINFORCE on 2 ranks: identical parameters,
+# and the run directory records the settings.  A misspelt teacher is refused.
+if actor 2 --run-dir "$tmp/F" iterations=6 imitation_teacher=metis imitation_iterations=4 \
+     > "$tmp/F.out" 2>&1 &&
+   grep -q "parameters identical on all 2 ranks at iteration 6" "$tmp/F/logs/rank_0.log" &&
+   grep -q "imitation_iterations: 4" "$tmp/F/config.yaml"; then
+  ok "imitation warm start then REINFORCE on 2 ranks"
+else
+  bad "imitation run"; cat "$tmp/F.out"
+fi
+if actor 1 --run-dir "$tmp/G" imitation_teacher=metsi imitation_iterations=2 > "$tmp/G.out" 2>&1; then
+  bad "unknown teacher accepted"
+elif grep -q "imitation_teacher.*'metsi' is not a placer (did you mean 'metis'?)" "$tmp/G.out"; then
+  ok "unknown imitation teacher refused with a clear message"
+else
+  bad "unclear error for an unknown teacher"; cat "$tmp/G.out"
+fi
+
 echo "trainer_mpi_test: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
