@@ -143,8 +143,10 @@ def main():
     rows = []
     for label, xs, ys in runs:
         reached = first_reaching(xs, ys, a.target)
+        finite = [y for y in ys if math.isfinite(y)]  # nan: every greedy placement failed
         rows.append([label, "not reached" if reached is None else f"{reached:.0f}",
-                     f"{min(ys):.3f}", f"{ys[-1]:.3f}", f"{xs[-1]:.0f}"])
+                     f"{min(finite):.3f}" if finite else "n/a", f"{ys[-1]:.3f}",
+                     f"{xs[-1]:.0f}"])
     print(plotlib.markdown_table(["run", "episodes to target", "best", "final", "episodes run"],
                                  rows))
     if groups:
