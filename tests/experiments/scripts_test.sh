@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# The experiment scripts (experiments/summarize_eval.py, plot_curves.py, plot_trace.py) on the
+# hand-written fixtures in tests/data/experiments/: each writes a non-empty PNG, its table holds
+# numbers computed here by hand, the same input gives the same bytes, and bad input exits
+# non-zero with a message that names the file.
+# Usage: scripts_test.sh BIN_DIR SOURCE_DIR   (BIN_DIR is unused: no executables needed)
+set -uo pipefail
+src=$2
+py=/usr/bin/python3  # Debian's Python: the one with matplotlib (see launch/setup)
+exp=$src/experiments
+data=$src/tests/data/experiments
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+ok() { echo "PASS: $*"; passed=$((passed + 1)); }
+bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
+run() {  # name, command...: must exit 0; output in $tmp/out
+  local name=$1
+  shift
+  if "$@" > "$tmp/out" 2>&1; then ok "$name runs"; else bad "$name exit $?:"; cat "$tmp/out"; fi
+}
+has() {  # name, file, fixed text it must contain
+  if grep -qF -- "$3" "$2"; then ok "$1"; else bad "$1: no '$3' in $2:"; cat "$2"; fi
+}
+png() {  # name, file: exists, non-empty, starts with the PNG signature
+  if [[ -s $2 ]] && head -c 4 "$2" | grep -q PNG; then ok "$1 $(wc -c < "$2") bytes"; else
+    bad "$1: $2 missing, empty or not a PNG"; fi
+}
+expect_fail() {  # name, text the message must contain, command...
+  local name=$1 text=$2
+  shift 2
+  "$@" > "$tmp/out" 2>&1
+  local rc=$?
+  if ((rc != 0)) && grep -qF -- "$text" "$tmp/out" && ! grep -q Traceback "$tmp/out"; then
+    ok "$name (exit $rc)"
+  else
+    bad "$name: exit $rc, expected a message with '$text' and no traceback:"
+    cat "$tmp/out"
+  fi
+}
+
+# --- summarize_eval.py: two seeds of 2 graphs. policy-greedy / best classical (metis):
+# s1: 13503.267749/11072.677982 = 1.219512, 13364.524891/12200.699595 = 1.095390,
+#     geomean sqrt(1.219512 * 1.095390) = 1.155786;
+# s2: 8858.142386/11072.677982 = 0.8, 14640.839514/12200.699595 = 1.2, geomean sqrt(0.96) = 0.979796;
+# mean (1.155786 + 0.979796)/2 = 1.067791, sample sd |1.155786 - 0.979796|/sqrt(2) = 0.124444.
+# It beats metis on 1 of 4 (seed, graph) pairs; median place_ms of 83.763 69.715 80.125 71.5 is
+# 75.8125. policy-best-of-8 is infeasible on ptb_3 in s2.
+run summarize "$py" "$exp/summarize_eval.py" "$tmp/sum" "s1=$data/eval_s1.csv" "s2=$data/eval_s2.csv"
+has "summarize greedy row" "$tmp/sum.md" "| policy-greedy | 2 | 1.068 ± 0.124 |"
+has "summarize greedy place_ms and wins" "$tmp/sum.md" "| 75.812 | 0.25 | 0 |"
+has "summarize infeasible counted" "$tmp/sum.md" "| 0.00 | 1 |"
+has "summarize classical sd 0" "$tmp/sum.md" "| metis | 2 | 1.000 ± 0.000 |"
+if grep -qE '^\| (best-classical|lower-bound) ' "$tmp/sum.md"; then
+  bad "summarize: reference rows listed as methods"
+else ok "summarize: reference rows left out"; fi
+png "summarize ratios png" "$tmp/sum_ratios.png"
+"$py" "$exp/summarize_eval.py" "$tmp/again" "s1=$data/eval_s1.csv" "s2=$data/eval_s2.csv" > /dev/null
+if cmp -s "$tmp/sum_ratios.png" "$tmp/again_ratios.png"; then ok "summarize deterministic"; else
+  bad "summarize: two runs wrote different PNGs"; fi
+expect_fail "summarize missing file" "$data/nope.csv" \
+  "$py" "$exp/summarize_eval.py" "$tmp/x" "s1=$data/nope.csv"
+expect_fail "summarize not an eval report" "run_a1/metrics.csv: missing column(s) graph" \
+  "$py" "$exp/summarize_eval.py" "$tmp/x" "s1=$data/run_a1/metrics.csv"
+
+# --- plot_curves.py: a/s1 reaches 1.0 at iteration 20 (4 episodes per iteration: 80), a/s2 at
+# iteration 30 (120): group a mean 100, sd sqrt(2 * 20^2) = 28. b never does.
+run curves "$py" "$exp/plot_curves.py" "$tmp/curves.png" "a/s1=$data/run_a1" "a/s2=$data/run_a2" \
+  "b=$data/run_b"
+has "curves a/s1 at 80 episodes" "$tmp/out" "| a/s1 | 80 | 0.950 | 0.950 | 120 |"
+has "curves a/s2 at 120 episodes" "$tmp/out" "| a/s2 | 120 |"
+has "curves b not reached" "$tmp/out" "| b | not reached |"
+has "curves group mean and sd" "$tmp/out" "| a | 2/2 | 100 ± 28 |"
+png "curves png" "$tmp/curves.png"
+# run_b's metrics.csv has no iteration 20: the evaluation after it takes iteration 19's 152.
+run "curves --target" "$py" "$exp/plot_curves.py" "$tmp/c2.png" "b=$data/run_b" --target 1.5
+has "curves eval iteration mapped to the episodes before it" "$tmp/out" "| b | 152 |"
+mkdir "$tmp/no_eval" && cp "$data/run_a1/metrics.csv" "$tmp/no_eval/"
+expect_fail "curves run without eval.csv" "$tmp/no_eval/eval.csv: No such file" \
+  "$py" "$exp/plot_curves.py" "$tmp/x.png" "r=$tmp/no_eval"
+expect_fail "curves bad argument" "expected LABEL=RUN_DIR" \
+  "$py" "$exp/plot_curves.py" "$tmp/x.png" "$data/run_a1"
+
+# --- plot_trace.py: the last event ends at 2000 + 500 us; gpu0 computes 500 + 500 of 2500 us.
+run trace "$py" "$exp/plot_trace.py" "$data/trace.json" "$tmp/trace.png"
+has "trace runtime" "$tmp/out" "tiny / two: runtime 2.500 ms, 6 events"
+has "trace gpu0 compute busy" "$tmp/out" "| gpu0 compute | compute | 3 | 40.0 |"
+has "trace bus row kind" "$tmp/out" "| gpu1 outgoing bus | transfer | 1 | 10.0 |"
+png "trace png" "$tmp/trace.png"
+printf '{"traceEvents": [' > "$tmp/broken.json"
+expect_fail "trace not JSON" "$tmp/broken.json: not valid JSON" \
+  "$py" "$exp/plot_trace.py" "$tmp/broken.json" "$tmp/x.png"
+
+echo "$passed passed, $failed failed"
+((failed == 0))
