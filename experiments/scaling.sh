@@ -22,7 +22,7 @@ base=""
 for n in "${ranks[@]}"; do
   mpirun --oversubscribe -np "$n" build/bin/placeto_actor \
     --config experiments/configs/quickstart.yaml --run-dir "$out/np$n" "family_dir=$fam" \
-    "iterations=$iters" episodes_per_iteration=2 checkpoint_every=1000 seed=1 \
+    "iterations=$iters" episodes_per_iteration=2 checkpoint_every=1000 seed=1 imitation_iterations=0 \
     > "$out.np$n.log" 2>&1
   read -r eps share ms < <(/usr/bin/python3 - "$out/np$n/metrics.csv" <<'PY'
 import csv, sys

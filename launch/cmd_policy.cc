@@ -135,6 +135,15 @@ void run_eval(const EvalArgs& a) {
     rows.push_back({ng.name, "anneal", ann.evaluation.runtime_us, ann.place_ms, lb,
                     ann.evaluation.feasible, "best-known"});
     save("anneal", ann.placement);
+    // Search at placement time seeded by the policy: anneal with the same budget, started
+    // from the best-of-k policy placement instead of the best fast placer's.
+    PlacerOptions so = ao;
+    so.initial = best.placement;
+    PlacerRun seeded = run_placer(*make_placer("anneal"), ng.graph, cluster, so);
+    rows.push_back({ng.name, "policy+anneal", seeded.evaluation.runtime_us,
+                    best.seconds * 1000 + seeded.place_ms, lb, seeded.evaluation.feasible,
+                    "anneal from policy-best-of-" + std::to_string(a.samples)});
+    save("policy+anneal", seeded.placement);
     rows.push_back({ng.name, "lower-bound", lb, 0, lb, true, "max(total cost / D, critical path)"});
     progress.update(static_cast<int64_t>(gi + 1));
   }

@@ -69,6 +69,24 @@ else
   cat "$tmp/eval.out"
 fi
 
+# policy+anneal starts from the best-of-k policy placement and keeps the best it sees, so it
+# is never slower than that placement.
+if /usr/bin/python3 - "$tmp/report.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+rt = {(r["graph"], r["method"]): float(r["runtime_us"]) for r in rows}
+graphs = {g for g, _ in rt}
+ok = all((g, "policy+anneal") in rt and rt[g, "policy+anneal"] <= rt[g, "policy-best-of-2"] + 1e-6
+         for g in graphs)
+sys.exit(0 if ok and graphs else 1)
+PY
+then
+  ok "policy+anneal rows, never slower than the policy's best of k"
+else
+  bad "policy+anneal rows"
+  grep -E "policy" "$tmp/report.csv"
+fi
+
 # placeto eval on an imported ONNX model (a real export with Debian's torch).
 mkdir -p "$tmp/onnx" "$tmp/model"
 if /usr/bin/python3 "$src/tests/onnx/export_models.py" "$tmp/model" --models seq2seq \

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The generalization study of one family at D = 3 (experiments/RESULTS.md section 4): generate
+# the family (24 graphs, 16 train / 8 test), train one policy per seed on the train split
+# with experiments/configs/gen_<family>.yaml, place the test split zero-shot with each final
+# checkpoint (greedy and best of 8, next to every classical placer, anneal and the lower
+# bound), then summarise over the seeds and plot the training curves.
+#
+# Usage: experiments/generalization.sh FAMILY [seeds (default "1 2 3")] [jobs (default 2)]
+#   FAMILY: ptb | cifar10 | nmt.  Extra config overrides: OVERRIDES="key=value ..." and a
+#   run-name suffix: TAG=name (for ablations).  Outputs under runs/gen/<family>[-TAG]/.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+source launch/env.sh
+family=${1:?usage: experiments/generalization.sh FAMILY [seeds] [jobs]}
+seeds=(${2:-1 2 3})
+jobs=${3:-2}
+bin=build/bin
+case $family in
+  ptb) spec=(--steps 4 --layers 2 --cell-nodes 4) ;;
+  cifar10) spec=(--layers 1 --cell-nodes 4) ;;
+  nmt) spec=(--steps 4 --cell-nodes 4) ;;
+  *) echo "generalization.sh: unknown family '$family' (ptb, cifar10, nmt)" >&2; exit 2 ;;
+esac
+data=runs/data/gen-$family
+out=runs/gen/$family${TAG:+-$TAG}
+[[ -f $data/manifest.json ]] ||
+  $bin/placeto generate --family "$family" --count 24 --seed 7 --test 8 "${spec[@]}" \
+    --out "$data" > /dev/null
+mkdir -p "$out"
+export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+
+train_one() {  # seed
+  local s=$1 run=$out/s$1
+  $bin/placeto train --config "experiments/configs/gen_$family.yaml" --run-dir "$run" \
+    --resume auto "family_dir=$data" "seed=$s" ${OVERRIDES:-} > "$run.train.log" 2>&1
+  $bin/placeto eval --checkpoint "$run/checkpoints/LATEST" --graphs "$data" --split test \
+    --samples 8 --seed "$s" --out "$run/eval_final.csv" > "$run.eval.log" 2>&1
+  echo "seed $s done: $(tail -n 1 "$run/eval.csv")"
+}
+
+running=0
+for s in "${seeds[@]}"; do
+  mkdir -p "$out"
+  train_one "$s" &
+  running=$((running + 1))
+  if ((running >= jobs)); then
+    wait -n
+    running=$((running - 1))
+  fi
+done
+wait
+
+args=() curves=()
+for s in "${seeds[@]}"; do
+  args+=("s$s=$out/s$s/eval_final.csv")
+  curves+=("$family/s$s=$out/s$s")
+done
+/usr/bin/python3 experiments/summarize_eval.py "$out/summary" "${args[@]}"
+/usr/bin/python3 experiments/plot_curves.py "$out/curves.png" "${curves[@]}" | tee "$out/curves.md"
+echo "summary: $out/summary.md, $out/summary_ratios.png; curves: $out/curves.png"
