@@ -90,15 +90,26 @@ Simulator::Simulator(const Graph& graph, const Cluster& cluster)
     }
     child_offset_[v + 1] = graph.child_end(v);
   }
-  slot_transfer_.assign(slot_out_.size(), -1);
-  next_edge_.assign(m, -1);
-  transfers_.reserve(m);
+  // Children grouped by slot, each group in edge order: what a lazy transfer releases.
+  const size_t num_slots = slot_out_.size();
+  slot_child_offset_.assign(num_slots + 1, 0);
+  for (int32_t i = 0; i < m; ++i) ++slot_child_offset_[child_slot_[i] + 1];
+  for (size_t s = 0; s < num_slots; ++s) slot_child_offset_[s + 1] += slot_child_offset_[s];
+  slot_child_.resize(m);
+  {
+    std::vector<int32_t> fill(slot_child_offset_.begin(), slot_child_offset_.end() - 1);
+    for (int32_t i = 0; i < m; ++i) slot_child_[fill[child_slot_[i]]++] = child_[i];
+  }
+  slot_delay_.assign(num_slots, 0.0);
+  slot_arrive_.assign(num_slots, 0.0);
+  slot_stamp_.assign(num_slots, 0);
+  lazy_.reserve(m);
   remaining_.resize(n);
   ready_key_.resize(n);
   dev_heap_.assign(num_dev_, {});
   for (auto& h : dev_heap_) h.reserve(n);
-  bus_head_.assign(num_dev_, -1);
-  bus_tail_.assign(num_dev_, -1);
+  lazy_head_.assign(num_dev_, -1);
+  lazy_tail_.assign(num_dev_, -1);
   tree_leaves_ = 2;
   while (tree_leaves_ < static_cast<size_t>(2 * num_dev_)) tree_leaves_ <<= 1;
   tree_bits_.assign(2 * tree_leaves_, time_bits(kIdle));  // padding leaves stay idle
@@ -191,18 +202,38 @@ inline void Simulator::release(NodeId w, uint64_t hi, uint64_t lo) {
   }
 }
 
-inline int32_t Simulator::start_transfer(int d, NodeId v, int32_t slot, double ready,
-                                         int32_t edge) {
-  const int32_t id = static_cast<int32_t>(transfers_.size());
-  transfers_.push_back({ready, slot_bytes_[slot] / transfer_speed_, v, slot, edge, edge, -1});
-  slot_transfer_[slot] = id;
-  if (bus_tail_[d] >= 0)
-    transfers_[bus_tail_[d]].next = id;
-  else
-    bus_head_[d] = id;
-  bus_tail_[d] = id;
-  if (pending(d) == kIdle) set_pending(d, std::max(free_at_[d], ready));
-  return id;
+// Transfers leaving a device are queued in creation order, which is also (ready time, sequence)
+// order: a device's ops end in order.  So the bus serves them one after another and each one's
+// start and arrival are known when it is created.  Its releases are made at the start, before
+// the arrival, and are made then and there unless the arrival equals the start (lazy).
+inline double Simulator::start_transfer(int d, NodeId v, int32_t slot, double ready,
+                                        ExecutionTrace* trace) {
+  const double start = std::max(free_at_[d], ready);
+  const double arrive = start + slot_delay_[slot];
+  free_at_[d] = arrive + delta2_;
+  slot_stamp_[slot] = stamp_;
+  double result = arrive;
+  if (arrive == start) {
+    const int32_t id = static_cast<int32_t>(lazy_.size());
+    lazy_.push_back({start, v, slot, -1});
+    if (lazy_tail_[d] >= 0) {
+      lazy_[lazy_tail_[d]].next = id;
+    } else {
+      lazy_head_[d] = id;
+      set_pending(d, start);
+    }
+    lazy_tail_[d] = id;
+    result = -1;
+  }
+  slot_arrive_[slot] = result;
+  if (trace) {
+    const int out = slot_out_[slot];
+    ExecutionTrace::Transfer t{v, out, d, start, arrive, graph_.out_bytes(v, out), {}, -1};
+    for (int32_t i = slot_child_offset_[slot]; i < slot_child_offset_[slot + 1]; ++i)
+      if (dev_of_[slot_child_[i]] != d) t.dsts.push_back(slot_child_[i]);
+    trace->transfers.push_back(std::move(t));
+  }
+  return result;
 }
 
 inline void Simulator::run_device(int d, double now, ExecutionTrace* trace) {
@@ -220,10 +251,9 @@ inline void Simulator::run_device(int d, double now, ExecutionTrace* trace) {
   set_pending(j, h.empty() ? kIdle : std::max(free_at_[j], bits_time(hi_bits(h[0]))));
   // Children on this device are released at `done`; the others are grouped by output index
   // into transfers, created in order of first appearance among the edges.
-  const int32_t first_transfer = static_cast<int32_t>(transfers_.size());
   const uint64_t hi = time_bits(done);
-  const uint64_t lo = done == now ? kMadeNow | (static_cast<uint64_t>(seq_++) << 32)
-                                  : static_cast<uint64_t>(rank_[v]) << 32;
+  const uint64_t made_before = static_cast<uint64_t>(rank_[v]) << 32;
+  const uint64_t lo = done == now ? kMadeNow | (static_cast<uint64_t>(seq_++) << 32) : made_before;
   for (int32_t i = child_offset_[v], e = child_offset_[v + 1]; i < e; ++i) {
     const NodeId w = child_[i];
     if (dev_of_[w] == d) {
@@ -231,47 +261,27 @@ inline void Simulator::run_device(int d, double now, ExecutionTrace* trace) {
       continue;
     }
     const int32_t slot = child_slot_[i];
-    const int32_t id = slot_transfer_[slot];
-    if (id >= 0) {
-      next_edge_[transfers_[id].last_edge] = i;
-      transfers_[id].last_edge = i;
-    } else {
-      start_transfer(d, v, slot, done, i);
-    }
+    const double arrive =
+        slot_stamp_[slot] == stamp_ ? slot_arrive_[slot] : start_transfer(d, v, slot, done, trace);
+    if (arrive >= 0) release(w, time_bits(arrive), made_before);
   }
-  // Between runs every slot maps to no transfer.
-  for (int32_t id = first_transfer, e = static_cast<int32_t>(transfers_.size()); id < e; ++id)
-    slot_transfer_[transfers_[id].slot] = -1;
 }
 
-inline void Simulator::run_bus(int d, double now, ExecutionTrace* trace) {
-  // pending() runs a bus when it is free and its first transfer is ready, so the queue is not
-  // empty and its head is ready.
-  const Transfer& tr = transfers_[bus_head_[d]];
-  bus_head_[d] = tr.next;
-  const double arrive = now + tr.delay;
-  free_at_[d] = arrive + delta2_;
+// A lazy transfer: its releases take the next sequence number.
+inline void Simulator::run_bus(int d, double now) {
+  const LazyTransfer& tr = lazy_[lazy_head_[d]];
+  lazy_head_[d] = tr.next;
   if (tr.next < 0) {
-    bus_tail_[d] = -1;
+    lazy_tail_[d] = -1;
     set_pending(d, kIdle);
   } else {
-    set_pending(d, std::max(free_at_[d], transfers_[tr.next].ready));
+    set_pending(d, lazy_[tr.next].start);
   }
-  const uint64_t hi = time_bits(arrive);
-  const uint64_t lo = arrive == now ? kMadeNow | (static_cast<uint64_t>(seq_++) << 32)
-                                    : static_cast<uint64_t>(rank_[tr.src]) << 32;
-  for (int32_t i = tr.first_edge;; i = next_edge_[i]) {
-    release(child_[i], hi, lo);
-    if (i == tr.last_edge) break;
-  }
-  if (trace) {
-    const int out = slot_out_[tr.slot];
-    ExecutionTrace::Transfer t{tr.src, out, d, now, arrive, graph_.out_bytes(tr.src, out), {}, -1};
-    for (int32_t i = tr.first_edge;; i = next_edge_[i]) {
-      t.dsts.push_back(child_[i]);
-      if (i == tr.last_edge) break;
-    }
-    trace->transfers.push_back(std::move(t));
+  const uint64_t hi = time_bits(now);
+  const uint64_t lo = kMadeNow | (static_cast<uint64_t>(seq_++) << 32);
+  for (int32_t i = slot_child_offset_[tr.slot], e = slot_child_offset_[tr.slot + 1]; i < e; ++i) {
+    const NodeId w = slot_child_[i];
+    if (dev_of_[w] != d) release(w, hi, lo);
   }
 }
 
@@ -284,7 +294,10 @@ const SimResult& Simulator::simulate(const Placement& p, ExecutionTrace* trace) 
   const CompatConstants& k = cluster_.compat;
   delta1_ = k.delta1_us;
   delta2_ = k.delta2_us;
-  transfer_speed_ = k.transfer_bytes_per_us;
+  if (delay_speed_ != k.transfer_bytes_per_us) {
+    delay_speed_ = k.transfer_bytes_per_us;
+    for (size_t s = 0; s < slot_delay_.size(); ++s) slot_delay_[s] = slot_bytes_[s] / delay_speed_;
+  }
   dev_of_ = p.device.data();
   if (trace) trace->clear();
 
@@ -293,9 +306,13 @@ const SimResult& Simulator::simulate(const Placement& p, ExecutionTrace* trace) 
   for (size_t i = tree_leaves_ - 1; i >= 1; --i) tree_[i] = tree_[2 * i];  // leftmost leaves
   for (int d = 0; d < num_dev_; ++d) {
     dev_heap_[d].clear();
-    bus_head_[d] = bus_tail_[d] = -1;
+    lazy_head_[d] = lazy_tail_[d] = -1;
   }
-  transfers_.clear();
+  lazy_.clear();
+  if (++stamp_ == 0) {  // wrapped: no slot may look stamped by this simulation
+    std::fill(slot_stamp_.begin(), slot_stamp_.end(), 0);
+    stamp_ = 1;
+  }
   run_order_.clear();
   std::copy(in_degree_.begin(), in_degree_.end(), remaining_.begin());
   std::fill(ready_key_.begin(), ready_key_.end(), Key{0});
@@ -321,7 +338,7 @@ const SimResult& Simulator::simulate(const Placement& p, ExecutionTrace* trace) 
     if (j >= num_dev_)
       run_device(j - num_dev_, now, trace);
     else
-      run_bus(j, now, trace);
+      run_bus(j, now);
   }
   if (static_cast<int>(run_order_.size()) != n) {
     std::vector<char> ran(n, 0);
@@ -336,6 +353,10 @@ const SimResult& Simulator::simulate(const Placement& p, ExecutionTrace* trace) 
   // not simulated, but their times count: the last event is the latest end of a gap.
   for (double f : free_at_) now = std::max(now, f);
   result_.runtime_us = now;
+  // Transfers were recorded when created; list them in the order they start.
+  if (trace)
+    std::stable_sort(trace->transfers.begin(), trace->transfers.end(),
+                     [](const auto& a, const auto& b) { return a.start_us < b.start_us; });
   if (compute_memory_ || cluster_.has_memory_limits()) {
     peak_memory_->compute(p, start_, run_order_, &result_.peak_mem_bytes);
     finish_memory_result(g, cluster_, p, &result_);
