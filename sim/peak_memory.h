@@ -4,8 +4,9 @@
 // frees at equal times.  Computed from a finished schedule without sorting: ops on one device
 // start in order, so each free is placed, by one branch-free binary search, just before the
 // first allocation on its device that starts strictly later, and one pass over each device's
-// allocations sums them.  Not thread-safe; reuses its buffers (no allocation after the
-// first call).
+// allocations sums them.  Everything that depends only on the graph (which ops allocate,
+// their children padded to blocks of four) is prepared once.  Not thread-safe; reuses its
+// buffers (no allocation after construction).
 #pragma once
 
 #include <cstdint>
@@ -26,19 +27,27 @@ class PeakMemory {
                const std::vector<NodeId>& run_order, std::vector<int64_t>* peak_bytes);
 
  private:
-  const Graph& graph_;
+  static constexpr int kBlock = 4;
   const int num_devices_;
-  std::vector<double> floor_cost_;     // floor(cost) per op
-  std::vector<double> last_use_;       // per op: when it last reads its inputs
-  std::vector<int32_t> child_offset_;  // children of each op (CSR)
-  std::vector<NodeId> child_;
-  std::vector<int32_t> dev_offset_;  // per device: its first slot (num_devices + 1)
-  std::vector<int32_t> dev_fill_;
-  std::vector<int32_t> slot_;        // per op: its slot in the device-major start order
-  std::vector<double> slot_start_;   // per slot: start time
-  std::vector<int64_t> slot_alloc_;  // per slot: bytes allocated at its start
-  std::vector<int64_t> slot_free_;   // per slot: bytes freed just before its start
-  std::vector<double> slot_free_t_;  // per slot: when its op's outputs are freed
+  const int num_nodes_;
+  std::vector<int64_t> alloc_;     // per op: bytes of all its outputs
+  std::vector<double> floor_cost_;  // per op: floor(cost)
+  // Ops that allocate (m > 0) and, for each, its children padded to whole blocks of kBlock
+  // with the dummy op num_nodes_ (whose last use is -inf): block_[block_offset_[k] * kBlock ..].
+  std::vector<NodeId> allocating_;
+  std::vector<int32_t> block_offset_;
+  std::vector<NodeId> block_;
+  // Per simulation.  Device d owns slots [d * stride_, (d + 1) * stride_): its ops in start
+  // order, then slots starting at +inf up to a power of two that every device's searches
+  // share (one more than its op count at least, so the last collects frees after its last
+  // allocation).
+  int32_t stride_ = 0;
+  std::vector<double> last_use_;  // per op (and the dummy): when it last reads its inputs
+  std::vector<int32_t> slot_;     // per op: its slot
+  std::vector<int32_t> fill_;     // per device: its next slot
+  std::vector<double> slot_start_;
+  std::vector<int64_t> slot_delta_;  // per slot: bytes allocated at its start minus bytes freed
+                                     // just before it
 };
 
 }  // namespace placeto
