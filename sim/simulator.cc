@@ -254,6 +254,7 @@ inline void Simulator::run_device(int d, double now, ExecutionTrace* trace) {
   start_[v] = now;
   end_[v] = done;
   run_order_.push_back(v);
+  if (memory_on_) peak_memory_->on_start(v, d, now);
   if (trace) trace->ops.push_back({v, d, now, done});
   free_at_[j] = c == 0 ? done : done + delta1_;
   set_pending(j, h.empty() ? kIdle : std::max(free_at_[j], bits_time(hi_bits(h[0]))));
@@ -325,6 +326,8 @@ const SimResult& Simulator::simulate(const Placement& p, ExecutionTrace* trace) 
   std::copy(in_degree_.begin(), in_degree_.end(), remaining_.begin());
   std::fill(ready_key_.begin(), ready_key_.end(), Key{0});
   seq_ = 0;
+  memory_on_ = compute_memory_ || cluster_.has_memory_limits();
+  if (memory_on_) peak_memory_->begin();
 
   // Sources are queued at init_offset in file order, before any release (none can happen
   // earlier, and those at init_offset are made then, so they carry the flag).
@@ -365,8 +368,8 @@ const SimResult& Simulator::simulate(const Placement& p, ExecutionTrace* trace) 
   if (trace)
     std::stable_sort(trace->transfers.begin(), trace->transfers.end(),
                      [](const auto& a, const auto& b) { return a.start_us < b.start_us; });
-  if (compute_memory_ || cluster_.has_memory_limits()) {
-    peak_memory_->compute(p, start_, run_order_, &result_.peak_mem_bytes);
+  if (memory_on_) {
+    peak_memory_->finish(p, start_, &result_.peak_mem_bytes);
     finish_memory_result(g, cluster_, p, &result_);
   }
   return result_;

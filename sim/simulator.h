@@ -167,6 +167,7 @@ class Simulator {
   // transfer that is not ready); its time still counts for the runtime.
   std::vector<double> free_at_;
   bool compute_memory_ = true;
+  bool memory_on_ = true;  // this simulation reports its ops to peak_memory_
   std::vector<double> start_, end_;
   std::vector<NodeId> run_order_;  // ops in the order they started
   uint32_t seq_ = 0;
