@@ -13,6 +13,7 @@ namespace placeto {
 
 namespace {
 constexpr double kIdle = std::numeric_limits<double>::infinity();
+constexpr unsigned __int128 kNoKey = ~static_cast<unsigned __int128>(0);  // past a heap's end
 
 // The per-edge helpers are called from a few places each on the hot path; gcc at -O2 keeps
 // them out of line, and their call overhead was a tenth of a simulation.
@@ -114,8 +115,13 @@ Simulator::Simulator(const Graph& graph, const Cluster& cluster)
   lazy_.reserve(m);
   remaining_.resize(n);
   ready_key_.resize(n);
-  dev_heap_.assign(num_dev_, {});
-  for (auto& h : dev_heap_) h.reserve(n);
+  // Each device's heap: 1-based, a smallest key (0) at index 0 above the root and the
+  // largest one at every index past the end, so sifts need no bounds tests.  Children of the
+  // last entry lie below 2n + 2.
+  heap_stride_ = 2 * static_cast<size_t>(n) + 2;
+  heap_.assign(heap_stride_ * num_dev_, kNoKey);
+  for (int d = 0; d < num_dev_; ++d) heap_[d * heap_stride_] = 0;
+  heap_size_.assign(num_dev_, 0);
   lazy_head_.assign(num_dev_, -1);
   lazy_tail_.assign(num_dev_, -1);
   tree_leaves_ = 2;
@@ -160,31 +166,27 @@ inline void Simulator::set_pending(int j, double t) {
 }
 
 PLACETO_HOT_INLINE void Simulator::dev_push(int d, Key key) {
-  auto& h = dev_heap_[d];
-  h.push_back(key);
-  size_t i = h.size() - 1;
-  while (i > 0) {
-    const size_t parent = (i - 1) >> 1;
-    if (h[parent] < key) break;
-    h[i] = h[parent];
-    i = parent;
+  Key* h = heap_.data() + d * heap_stride_;
+  size_t i = static_cast<size_t>(++heap_size_[d]);
+  while (key < h[i >> 1]) {  // h[0] is smaller than any key
+    h[i] = h[i >> 1];
+    i >>= 1;
   }
   h[i] = key;
 }
 
 inline Simulator::Key Simulator::dev_pop(int d) {
-  auto& h = dev_heap_[d];
-  const Key top = h[0];
-  const Key last = h.back();
-  h.pop_back();
-  const size_t n = h.size();
-  if (n == 0) return top;
-  size_t i = 0;
+  Key* h = heap_.data() + d * heap_stride_;
+  const Key top = h[1];
+  const size_t n = static_cast<size_t>(heap_size_[d]--);
+  // The last entry sifts down from the root; when it was the root itself the root empties.
+  const Key last = h[n] | (Key{0} - Key{n == 1});  // all ones when n == 1, without a branch
+  h[n] = kNoKey;
+  size_t i = 1;
   for (;;) {
-    size_t c = 2 * i + 1;
-    if (c >= n) break;
-    c += (c + 1 < n && h[c + 1] < h[c]) ? 1 : 0;
-    if (last < h[c]) break;
+    size_t c = 2 * i;
+    c += h[c + 1] < h[c] ? 1 : 0;
+    if (!(h[c] < last)) break;
     h[i] = h[c];
     i = c;
   }
@@ -246,8 +248,7 @@ PLACETO_HOT_INLINE double Simulator::start_transfer(int d, NodeId v, int32_t slo
 
 inline void Simulator::run_device(int d, double now, ExecutionTrace* trace) {
   const int j = num_dev_ + d;
-  auto& h = dev_heap_[d];
-  // pending() never runs a device before its earliest queued op is released, so h[0] is.
+  // pending() never runs a device before its earliest queued op is released, so the top is.
   const NodeId v = node_of_rank_[static_cast<uint32_t>(dev_pop(d))];
   const double c = cost_[v];
   const double done = now + c;
@@ -257,7 +258,8 @@ inline void Simulator::run_device(int d, double now, ExecutionTrace* trace) {
   if (memory_on_) peak_memory_->on_start(v, d, now);
   if (trace) trace->ops.push_back({v, d, now, done});
   free_at_[j] = c == 0 ? done : done + delta1_;
-  set_pending(j, h.empty() ? kIdle : std::max(free_at_[j], bits_time(hi_bits(h[0]))));
+  const Key next = heap_[d * heap_stride_ + 1];
+  set_pending(j, heap_size_[d] == 0 ? kIdle : std::max(free_at_[j], bits_time(hi_bits(next))));
   // Children on this device are released at `done`; the others are grouped by output index
   // into transfers, created in order of first appearance among the edges.
   const uint64_t hi = time_bits(done);
@@ -314,7 +316,6 @@ const SimResult& Simulator::simulate(const Placement& p, ExecutionTrace* trace) 
   std::fill(free_at_.begin(), free_at_.end(), 0.0);
   for (size_t i = tree_leaves_ - 1; i >= 1; --i) tree_[i] = tree_[2 * i];  // leftmost leaves
   for (int d = 0; d < num_dev_; ++d) {
-    dev_heap_[d].clear();
     lazy_head_[d] = lazy_tail_[d] = -1;
   }
   lazy_.clear();
@@ -326,6 +327,12 @@ const SimResult& Simulator::simulate(const Placement& p, ExecutionTrace* trace) 
   std::copy(in_degree_.begin(), in_degree_.end(), remaining_.begin());
   std::fill(ready_key_.begin(), ready_key_.end(), Key{0});
   seq_ = 0;
+  if (heaps_dirty_) {  // an earlier simulation stopped early (a cycle): empty the heaps
+    std::fill(heap_.begin(), heap_.end(), kNoKey);
+    for (int d = 0; d < num_dev_; ++d) heap_[d * heap_stride_] = 0;
+    std::fill(heap_size_.begin(), heap_size_.end(), 0);
+  }
+  heaps_dirty_ = true;
   memory_on_ = compute_memory_ || cluster_.has_memory_limits();
   if (memory_on_) peak_memory_->begin();
 
@@ -351,6 +358,7 @@ const SimResult& Simulator::simulate(const Placement& p, ExecutionTrace* trace) 
     else
       run_bus(j, now);
   }
+  if (static_cast<int>(run_order_.size()) == n) heaps_dirty_ = false;  // all popped
   if (static_cast<int>(run_order_.size()) != n) {
     std::vector<char> ran(n, 0);
     for (NodeId v : run_order_) ran[v] = 1;

@@ -144,7 +144,11 @@ class Simulator {
   const int32_t* dev_of_ = nullptr;  // the placement
   std::vector<int32_t> remaining_;   // per op: in-edges not yet released
   std::vector<Key> ready_key_;       // per op: largest key of its released in-edges
-  std::vector<std::vector<Key>> dev_heap_;
+  // Device d's queue: a binary heap of keys at heap_[d * heap_stride_ ..] (see the constructor).
+  std::vector<Key> heap_;
+  size_t heap_stride_ = 0;
+  std::vector<int32_t> heap_size_;
+  bool heaps_dirty_ = false;
   // Per slot, while its op runs: when its transfer arrives (-1: lazy), valid when
   // slot_stamp_ holds the current simulation's number.
   std::vector<double> slot_arrive_;
