@@ -70,9 +70,14 @@ void PeakMemory::finish(const Placement& p, const std::vector<double>& start_us,
     const double* q = slot_start_.data() + slot_[v];
     for (int half = kWindow / 2; half >= 1; half /= 2) q = q[half] <= free_t ? q + half : q;
     ++q;
-    if (*q <= free_t) {
-      const double* end = slot_start_.data() + fill_[dev[v]];
-      q = std::upper_bound(q, end, free_t);
+    if (*q <= free_t) {  // q is the first of the slots left; the spare at the end is +inf
+      for (int32_t len = fill_[dev[v]] - static_cast<int32_t>(q - slot_start_.data()) + 1;
+           len > 1;) {
+        const int32_t half = len / 2;
+        q = q[half] <= free_t ? q + half : q;
+        len -= half;
+      }
+      ++q;
     }
     slot_delta_[q - slot_start_.data()] -= alloc_[v];
   }
