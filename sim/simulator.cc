@@ -112,7 +112,7 @@ Simulator::Simulator(const Graph& graph, const Cluster& cluster)
   slot_delay_.assign(num_slots, 0.0);
   slot_arrive_.assign(num_slots, 0.0);
   slot_stamp_.assign(num_slots, 0);
-  lazy_.reserve(m);
+  lazy_.resize(num_slots);  // at most one transfer per slot
   remaining_.resize(n);
   ready_key_.resize(n);
   // Each device's heap: 1-based, a smallest key (0) at index 0 above the root and the
@@ -133,7 +133,6 @@ Simulator::Simulator(const Graph& graph, const Cluster& cluster)
     tree_[i] = i >= tree_leaves_ ? static_cast<int32_t>(i - tree_leaves_) : tree_[2 * i];
   start_.assign(n, 0);
   end_.assign(n, 0);
-  run_order_.reserve(n);
   result_.peak_mem_bytes.assign(num_dev_, 0);
   result_.param_bytes.assign(num_dev_, 0);
   result_.over_capacity.assign(num_dev_, false);
@@ -224,8 +223,8 @@ PLACETO_HOT_INLINE double Simulator::start_transfer(int d, NodeId v, int32_t slo
   slot_stamp_[slot] = stamp_;
   double result = arrive;
   if (arrive == start) {
-    const int32_t id = static_cast<int32_t>(lazy_.size());
-    lazy_.push_back({start, v, slot, -1});
+    const int32_t id = num_lazy_++;
+    lazy_[id] = {start, v, slot, -1};
     if (lazy_tail_[d] >= 0) {
       lazy_[lazy_tail_[d]].next = id;
     } else {
@@ -254,7 +253,7 @@ inline void Simulator::run_device(int d, double now, ExecutionTrace* trace) {
   const double done = now + c;
   start_[v] = now;
   end_[v] = done;
-  run_order_.push_back(v);
+  ++num_run_;
   if (memory_on_) peak_memory_->on_start(v, d, now);
   if (trace) trace->ops.push_back({v, d, now, done});
   free_at_[j] = c == 0 ? done : done + delta1_;
@@ -318,12 +317,12 @@ const SimResult& Simulator::simulate(const Placement& p, ExecutionTrace* trace) 
   for (int d = 0; d < num_dev_; ++d) {
     lazy_head_[d] = lazy_tail_[d] = -1;
   }
-  lazy_.clear();
+  num_lazy_ = 0;
   if (++stamp_ == 0) {  // wrapped: no slot may look stamped by this simulation
     std::fill(slot_stamp_.begin(), slot_stamp_.end(), 0);
     stamp_ = 1;
   }
-  run_order_.clear();
+  num_run_ = 0;
   std::copy(in_degree_.begin(), in_degree_.end(), remaining_.begin());
   std::fill(ready_key_.begin(), ready_key_.end(), Key{0});
   seq_ = 0;
@@ -358,12 +357,11 @@ const SimResult& Simulator::simulate(const Placement& p, ExecutionTrace* trace) 
     else
       run_bus(j, now);
   }
-  if (static_cast<int>(run_order_.size()) == n) heaps_dirty_ = false;  // all popped
-  if (static_cast<int>(run_order_.size()) != n) {
-    std::vector<char> ran(n, 0);
-    for (NodeId v : run_order_) ran[v] = 1;
+  if (num_run_ == n) heaps_dirty_ = false;  // all popped
+  if (num_run_ != n) {
+    // An op that never ran was never queued: some in-edge was never released.
     for (NodeId v = 0; v < n; ++v)
-      if (!ran[v])
+      if (remaining_[v] != 0)
         throw InputError("graph '" + g.name() + "': op '" + g.node_name(v) +
                          "' never runs (the graph has a cycle)");
   }

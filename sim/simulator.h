@@ -156,6 +156,7 @@ class Simulator {
   uint32_t stamp_ = 0;
   std::vector<int32_t> lazy_head_, lazy_tail_;
   std::vector<LazyTransfer> lazy_;
+  int32_t num_lazy_ = 0;
   // Next run time of each resource j: [0, D) buses (lazy transfers only), [D, 2D) devices;
   // +inf when idle.  At equal times a lower index goes first, which is the reference's (bus <
   // device, then device id).  A tournament tree over them: leaf L + j is resource j, each
@@ -173,7 +174,7 @@ class Simulator {
   bool compute_memory_ = true;
   bool memory_on_ = true;  // this simulation reports its ops to peak_memory_
   std::vector<double> start_, end_;
-  std::vector<NodeId> run_order_;  // ops in the order they started
+  int num_run_ = 0;  // ops started so far
   uint32_t seq_ = 0;
   double delta1_ = 0, delta2_ = 0;
   SimResult result_;
