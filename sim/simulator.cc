@@ -37,6 +37,17 @@ inline double bits_time(uint64_t b) {
   std::memcpy(&t, &b, sizeof t);
   return t;
 }
+// Sets over_capacity and memory_ok from peak_mem_bytes and param_bytes.
+void check_capacity(const Cluster& c, SimResult* r) {
+  r->memory_ok = true;
+  for (int d = 0; d < c.num_devices(); ++d) {
+    const double cap = c.devices[d].memory_bytes;
+    const bool over =
+        cap > 0 && static_cast<double>(r->peak_mem_bytes[d] + r->param_bytes[d]) > cap;
+    r->over_capacity[d] = over;
+    if (over) r->memory_ok = false;
+  }
+}
 }  // namespace
 
 int64_t SimResult::max_peak_mem_bytes() const {
@@ -78,6 +89,7 @@ Simulator::Simulator(const Graph& graph, const Cluster& cluster)
     rank_[v] = graph.name_rank(v);
     node_of_rank_[rank_[v]] = v;
     if (in_degree_[v] == 0) sources_.push_back(v);
+    if (graph.param_bytes(v) != 0) param_ops_.push_back(v);
   }
   // Children in file order; one slot per distinct (parent, output index).
   child_offset_.assign(n + 1, 0);
@@ -376,7 +388,10 @@ const SimResult& Simulator::simulate(const Placement& p, ExecutionTrace* trace) 
                      [](const auto& a, const auto& b) { return a.start_us < b.start_us; });
   if (memory_on_) {
     peak_memory_->finish(p, start_, &result_.peak_mem_bytes);
-    finish_memory_result(g, cluster_, p, &result_);
+    // finish_memory_result(), over the ops that have parameters only.
+    std::fill(result_.param_bytes.begin(), result_.param_bytes.end(), 0);
+    for (NodeId v : param_ops_) result_.param_bytes[dev_of_[v]] += g.param_bytes(v);
+    check_capacity(cluster_, &result_);
   }
   return result_;
 }
@@ -384,14 +399,7 @@ const SimResult& Simulator::simulate(const Placement& p, ExecutionTrace* trace) 
 void finish_memory_result(const Graph& g, const Cluster& c, const Placement& p, SimResult* r) {
   std::fill(r->param_bytes.begin(), r->param_bytes.end(), 0);
   for (NodeId v = 0; v < g.num_nodes(); ++v) r->param_bytes[p.device[v]] += g.param_bytes(v);
-  r->memory_ok = true;
-  for (int d = 0; d < c.num_devices(); ++d) {
-    const double cap = c.devices[d].memory_bytes;
-    const bool over =
-        cap > 0 && static_cast<double>(r->peak_mem_bytes[d] + r->param_bytes[d]) > cap;
-    r->over_capacity[d] = over;
-    if (over) r->memory_ok = false;
-  }
+  check_capacity(c, r);
 }
 
 }  // namespace placeto

@@ -126,7 +126,8 @@ class Simulator {
   std::vector<double> cost_;
   std::vector<int32_t> in_degree_, rank_;
   std::vector<NodeId> node_of_rank_;
-  std::vector<NodeId> sources_;  // ops without inputs, in file order
+  std::vector<NodeId> sources_;    // ops without inputs, in file order
+  std::vector<NodeId> param_ops_;  // ops with parameters
   // Per child position of the graph's CSR (file order): the child, and its slot, a number for
   // each distinct (parent, output index) pair.
   std::vector<int32_t> child_offset_;
