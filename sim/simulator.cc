@@ -269,6 +269,8 @@ inline void Simulator::run_device(int d, double now, ExecutionTrace* trace) {
   if (memory_on_) peak_memory_->on_start(v, d, now);
   if (trace) trace->ops.push_back({v, d, now, done});
   free_at_[j] = c == 0 ? done : done + delta1_;
+  const Key next = heap_[d * heap_stride_ + 1];
+  set_pending(j, heap_size_[d] == 0 ? kIdle : std::max(free_at_[j], bits_time(hi_bits(next))));
   // Children on this device are released at `done`; the others are grouped by output index
   // into transfers, created in order of first appearance among the edges.
   const uint64_t hi = time_bits(done);
@@ -285,10 +287,6 @@ inline void Simulator::run_device(int d, double now, ExecutionTrace* trace) {
         slot_stamp_[slot] == stamp_ ? slot_arrive_[slot] : start_transfer(d, v, slot, done, trace);
     if (arrive >= 0) release(w, time_bits(arrive), made_before);
   }
-  // The device's next run, after its own children joined its queue: until now its pending
-  // time stayed `now`, below any of theirs, so releasing them did not touch the tree.
-  const Key next = heap_[d * heap_stride_ + 1];
-  set_pending(j, heap_size_[d] == 0 ? kIdle : std::max(free_at_[j], bits_time(hi_bits(next))));
 }
 
 // A lazy transfer: its releases take the next sequence number.
