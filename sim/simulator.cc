@@ -90,6 +90,7 @@ Simulator::Simulator(const Graph& graph, const Cluster& cluster)
     node_of_rank_[rank_[v]] = v;
     if (in_degree_[v] == 0) sources_.push_back(v);
     if (graph.param_bytes(v) != 0) param_ops_.push_back(v);
+    if (cost_[v] == 0) always_exact_ = true;
   }
   // Children in file order; one slot per distinct (parent, output index).
   child_offset_.assign(n + 1, 0);
@@ -125,6 +126,11 @@ Simulator::Simulator(const Graph& graph, const Cluster& cluster)
   slot_arrive_.assign(num_slots, 0.0);
   slot_stamp_.assign(num_slots, 0);
   lazy_.resize(num_slots);  // at most one transfer per slot
+  slot_lo_.assign(num_slots, 0);
+  size_t table = 4;
+  while (table < 2 * num_slots) table <<= 1;
+  made_now_bits_.assign(table, 0);
+  made_now_round_of_.assign(table, 0);
   remaining_.resize(n);
   ready_key_.resize(n);
   // Each device's heap: 1-based, a smallest key (0) at index 0 above the root and the
@@ -223,18 +229,40 @@ PLACETO_HOT_INLINE void Simulator::release(NodeId w, uint64_t hi, uint64_t lo) {
   }
 }
 
+// Records a made-now source's time; false if one was recorded at that time already in this
+// simulation.  Open addressing over a table at least twice the number of slots; entries of
+// earlier simulations are told apart by their round.
+inline bool Simulator::note_made_now(double t) {
+  const uint64_t bits = time_bits(t);
+  const size_t mask = made_now_bits_.size() - 1;
+  size_t i = static_cast<size_t>((bits * 0x9E3779B97F4A7C15ull) >> 40) & mask;
+  while (made_now_round_of_[i] == made_now_round_) {
+    if (made_now_bits_[i] == bits) return false;
+    i = (i + 1) & mask;
+  }
+  made_now_round_of_[i] = made_now_round_;
+  made_now_bits_[i] = bits;
+  return true;
+}
+
 // Transfers leaving a device are queued in creation order, which is also (ready time, sequence)
 // order: a device's ops end in order.  So the bus serves them one after another and each one's
 // start and arrival are known when it is created.  Its releases are made at the start, before
 // the arrival, and are made then and there unless the arrival equals the start (lazy).
 PLACETO_HOT_INLINE double Simulator::start_transfer(int d, NodeId v, int32_t slot, double ready,
-                                        ExecutionTrace* trace) {
+                                                    ExecutionTrace* trace) {
   const double start = std::max(free_at_[d], ready);
   const double arrive = start + slot_delay_[slot];
   free_at_[d] = arrive + delta2_;
   slot_stamp_[slot] = stamp_;
+  slot_lo_[slot] = static_cast<uint64_t>(rank_[v]) << 32;
   double result = arrive;
-  if (arrive == start) {
+  if (arrive == start && !exact_) {
+    // Settled now as well, with sequence number 0: exact unless another made-now source has
+    // the same time, which note_made_now() reports.
+    slot_lo_[slot] = kMadeNow;
+    if (!note_made_now(start)) clash_ = true;
+  } else if (arrive == start) {
     const int32_t id = num_lazy_++;
     lazy_[id] = {start, v, slot, -1};
     if (lazy_tail_[d] >= 0) {
@@ -276,6 +304,7 @@ inline void Simulator::run_device(int d, double now, ExecutionTrace* trace) {
   const uint64_t hi = time_bits(done);
   const uint64_t made_before = static_cast<uint64_t>(rank_[v]) << 32;
   const uint64_t lo = done == now ? kMadeNow | (static_cast<uint64_t>(seq_++) << 32) : made_before;
+  clash_ |= done == now && !exact_;  // a made-now source that transfers do not see
   for (int32_t i = child_offset_[v], e = child_offset_[v + 1]; i < e; ++i) {
     const NodeId w = child_[i];
     if (dev_of_[w] == d) {
@@ -285,7 +314,7 @@ inline void Simulator::run_device(int d, double now, ExecutionTrace* trace) {
     const int32_t slot = child_slot_[i];
     const double arrive =
         slot_stamp_[slot] == stamp_ ? slot_arrive_[slot] : start_transfer(d, v, slot, done, trace);
-    if (arrive >= 0) release(w, time_bits(arrive), made_before);
+    if (arrive >= 0) release(w, time_bits(arrive), slot_lo_[slot]);
   }
 }
 
@@ -321,53 +350,66 @@ const SimResult& Simulator::simulate(const Placement& p, ExecutionTrace* trace) 
     for (size_t s = 0; s < slot_delay_.size(); ++s) slot_delay_[s] = slot_bytes_[s] / delay_speed_;
   }
   dev_of_ = p.device.data();
-  if (trace) trace->clear();
-
-  std::fill(tree_bits_.begin(), tree_bits_.end(), time_bits(kIdle));
-  std::fill(free_at_.begin(), free_at_.end(), 0.0);
-  for (size_t i = tree_leaves_ - 1; i >= 1; --i) tree_[i] = tree_[2 * i];  // leftmost leaves
-  for (int d = 0; d < num_dev_; ++d) {
-    lazy_head_[d] = lazy_tail_[d] = -1;
-  }
-  num_lazy_ = 0;
-  if (++stamp_ == 0) {  // wrapped: no slot may look stamped by this simulation
-    std::fill(slot_stamp_.begin(), slot_stamp_.end(), 0);
-    stamp_ = 1;
-  }
-  num_run_ = 0;
-  std::copy(in_degree_.begin(), in_degree_.end(), remaining_.begin());
-  std::fill(ready_key_.begin(), ready_key_.end(), Key{0});
-  seq_ = 0;
-  if (heaps_dirty_) {  // an earlier simulation stopped early (a cycle): empty the heaps
-    std::fill(heap_.begin(), heap_.end(), kNoKey);
-    for (int d = 0; d < num_dev_; ++d) heap_[d * heap_stride_] = 0;
-    std::fill(heap_size_.begin(), heap_size_.end(), 0);
-  }
-  heaps_dirty_ = true;
-  memory_on_ = compute_memory_ || cluster_.has_memory_limits();
-  if (memory_on_) peak_memory_->begin();
-
-  // Sources are queued at init_offset in file order, before any release (none can happen
-  // earlier, and those at init_offset are made then, so they carry the flag).
-  const uint64_t init_hi = time_bits(k.init_offset_us);
-  for (NodeId v : sources_) {
-    const Key key = (static_cast<Key>(init_hi) << 64) | (static_cast<uint64_t>(v) << 32) |
-                    static_cast<uint32_t>(rank_[v]);
-    dev_push(dev_of_[v], key);
-    schedule_device(dev_of_[v], k.init_offset_us);
-  }
-
+  // First with 0-byte transfers settled when their op runs; again with them as bus events
+  // (exact event order) if two made-now sources shared a time.  Graphs with zero-cost ops
+  // go to the exact order at once: their made-now sources share times all the time.
   double now = 0;
-  for (;;) {
-    // The next resource event: earliest time, then lowest index (buses before devices).
-    const int j = tree_[1];
-    const double t = bits_time(tree_bits_[1]);
-    if (t == kIdle) break;
-    now = t;
-    if (j >= num_dev_)
-      run_device(j - num_dev_, now, trace);
-    else
-      run_bus(j, now);
+  for (bool exact = always_exact_;; exact = true) {
+    exact_ = exact;
+    clash_ = false;
+    if (++made_now_round_ == 0) {  // wrapped: no entry may look recorded in this round
+      std::fill(made_now_round_of_.begin(), made_now_round_of_.end(), 0);
+      made_now_round_ = 1;
+    }
+    if (trace) trace->clear();
+
+    std::fill(tree_bits_.begin(), tree_bits_.end(), time_bits(kIdle));
+    std::fill(free_at_.begin(), free_at_.end(), 0.0);
+    for (size_t i = tree_leaves_ - 1; i >= 1; --i) tree_[i] = tree_[2 * i];  // leftmost leaves
+    for (int d = 0; d < num_dev_; ++d) {
+      lazy_head_[d] = lazy_tail_[d] = -1;
+    }
+    num_lazy_ = 0;
+    if (++stamp_ == 0) {  // wrapped: no slot may look stamped by this simulation
+      std::fill(slot_stamp_.begin(), slot_stamp_.end(), 0);
+      stamp_ = 1;
+    }
+    num_run_ = 0;
+    std::copy(in_degree_.begin(), in_degree_.end(), remaining_.begin());
+    std::fill(ready_key_.begin(), ready_key_.end(), Key{0});
+    seq_ = 0;
+    if (heaps_dirty_) {  // an earlier simulation stopped early (a cycle): empty the heaps
+      std::fill(heap_.begin(), heap_.end(), kNoKey);
+      for (int d = 0; d < num_dev_; ++d) heap_[d * heap_stride_] = 0;
+      std::fill(heap_size_.begin(), heap_size_.end(), 0);
+    }
+    heaps_dirty_ = true;
+    memory_on_ = compute_memory_ || cluster_.has_memory_limits();
+    if (memory_on_) peak_memory_->begin();
+
+    // Sources are queued at init_offset in file order, before any release (none can happen
+    // earlier, and those at init_offset are made then, so they carry the flag).
+    const uint64_t init_hi = time_bits(k.init_offset_us);
+    for (NodeId v : sources_) {
+      const Key key = (static_cast<Key>(init_hi) << 64) | (static_cast<uint64_t>(v) << 32) |
+                      static_cast<uint32_t>(rank_[v]);
+      dev_push(dev_of_[v], key);
+      schedule_device(dev_of_[v], k.init_offset_us);
+    }
+
+    now = 0;
+    for (;;) {
+      // The next resource event: earliest time, then lowest index (buses before devices).
+      const int j = tree_[1];
+      const double t = bits_time(tree_bits_[1]);
+      if (t == kIdle) break;
+      now = t;
+      if (j >= num_dev_)
+        run_device(j - num_dev_, now, trace);
+      else
+        run_bus(j, now);
+    }
+    if (!clash_ || num_run_ != n) break;
   }
   if (num_run_ == n) heaps_dirty_ = false;  // all popped
   if (num_run_ != n) {

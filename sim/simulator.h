@@ -112,6 +112,7 @@ class Simulator {
   // Sends output `slot` of v (on device d, ready at `ready`) to its children on other devices.
   // Returns the arrival time, or -1 for a lazy transfer.
   double start_transfer(int d, NodeId v, int32_t slot, double ready, ExecutionTrace* trace);
+  bool note_made_now(double t);
   void dev_push(int d, Key key);
   Key dev_pop(int d);
   void set_pending(int resource, double t);
@@ -154,6 +155,18 @@ class Simulator {
   // slot_stamp_ holds the current simulation's number.
   std::vector<double> slot_arrive_;
   std::vector<uint32_t> slot_stamp_;
+  std::vector<uint64_t> slot_lo_;  // per slot: the low half of its transfer's release keys
+  // Made-now sources (0-byte transfers, ops that end when they start) are releases made at
+  // their own time, ordered among themselves by a sequence number in event order.  Unless
+  // exact_, 0-byte transfers are settled when their op runs, like the others, with number 0:
+  // the same order as long as no two sources share a time (then clash_, and the simulation
+  // runs again with exact_).  The times seen: a hash set, by round.
+  bool always_exact_ = false;  // the graph has zero-cost ops
+  bool exact_ = true;
+  bool clash_ = false;
+  std::vector<uint64_t> made_now_bits_;
+  std::vector<uint32_t> made_now_round_of_;
+  uint32_t made_now_round_ = 0;
   uint32_t stamp_ = 0;
   std::vector<int32_t> lazy_head_, lazy_tail_;
   std::vector<LazyTransfer> lazy_;
