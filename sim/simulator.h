@@ -162,6 +162,7 @@ class Simulator {
   // the same order as long as no two sources share a time (then clash_, and the simulation
   // runs again with exact_).  The times seen: a hash set, by round.
   bool always_exact_ = false;  // the graph has zero-cost ops
+  int clash_score_ = 0;        // +4 per clash, -1 per simulation without one
   bool exact_ = true;
   bool clash_ = false;
   std::vector<uint64_t> made_now_bits_;
