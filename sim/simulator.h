@@ -78,8 +78,9 @@ class Simulator {
   const std::vector<double>& end_us() const;
   const SimResult& last_result() const;
 
-  // Peak memory costs about a third of a simulation.  When off (and the cluster sets no
-  // memory capacity) peak_mem_bytes/param_bytes/over_capacity keep stale values.  Default on.
+  // Peak memory costs up to as much as the rest of a simulation.  When off (and the cluster
+  // sets no memory capacity) peak_mem_bytes/param_bytes/over_capacity keep stale values.
+  // Default on.
   void set_compute_memory(bool on) { compute_memory_ = on; }
   const Graph& graph() const { return graph_; }
   const Cluster& cluster() const { return cluster_; }
@@ -94,9 +95,9 @@ class Simulator {
   // their in-edges and a device run takes the smallest key already released.
   // Layout: [time bits:64 | flag:1 | a:31 | name rank of the op:32].
   using Key = unsigned __int128;
-  // A transfer whose arrival equals its start (a 0-byte tensor): its releases are made at
-  // their own time, so they take a sequence number when the bus reaches it, in event order.
-  // Every other transfer is settled when its op runs (see run_device).
+  // On the exact path (exact_), a transfer whose arrival equals its start (a 0-byte tensor):
+  // its releases are made at their own time, so they take a sequence number when the bus
+  // reaches it, in event order.  Every other transfer is settled when its op runs.
   struct LazyTransfer {
     double start;
     NodeId src;
