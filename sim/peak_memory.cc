@@ -2,91 +2,90 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+
+#include "common/error.h"
 
 namespace placeto {
 
 namespace {
-// floor(x) for x >= 0 without a libm call: truncation is floor there, and every double at or
-// above 2^52 is already an integer.
-inline double floor_nonneg(double x) {
-  return x < 4503599627370496.0 ? static_cast<double>(static_cast<int64_t>(x)) : x;
-}
+constexpr double kInf = std::numeric_limits<double>::infinity();
 }  // namespace
 
 PeakMemory::PeakMemory(const Graph& graph, int num_devices)
-    : graph_(graph), num_devices_(num_devices) {
-  const int n = graph.num_nodes();
+    : num_devices_(num_devices), num_nodes_(graph.num_nodes()) {
+  const int n = num_nodes_;
+  alloc_.resize(n);
   floor_cost_.resize(n);
-  for (NodeId v = 0; v < n; ++v) floor_cost_[v] = std::floor(graph.cost_us(v));
-  last_use_.assign(n, 0);
-  child_offset_.assign(n + 1, 0);
-  child_.reserve(graph.num_edges());
+  block_offset_.push_back(0);
   for (NodeId v = 0; v < n; ++v) {
-    for (int i = graph.child_begin(v); i < graph.child_end(v); ++i)
-      child_.push_back(graph.edge_dst(graph.child_edges()[i]));
-    child_offset_[v + 1] = static_cast<int32_t>(child_.size());
+    alloc_[v] = graph.total_out_bytes(v);
+    floor_cost_[v] = std::floor(graph.cost_us(v));
+    if (alloc_[v] <= 0) continue;
+    allocating_.push_back(v);
+    int k = 0;
+    for (int i = graph.child_begin(v); i < graph.child_end(v); ++i, ++k)
+      block_.push_back(graph.edge_dst(graph.child_edges()[i]));
+    for (; k == 0 || k % kBlock != 0; ++k) block_.push_back(n);
+    block_offset_.push_back(static_cast<int32_t>(block_.size() / kBlock));
   }
-  dev_offset_.assign(num_devices + 1, 0);
-  dev_fill_.assign(num_devices, 0);
+  last_use_.assign(n + 1, -kInf);
   slot_.assign(n, 0);
-  slot_start_.assign(n + num_devices, 0);
-  slot_alloc_.assign(n + num_devices, 0);
-  slot_free_.assign(n + num_devices, 0);
-  slot_free_t_.assign(n + num_devices, 0);
+  fill_.assign(num_devices, 0);
+  PLACETO_CHECK_LT((int64_t{n} + 1 + kWindow) * num_devices, int64_t{1} << 31);
+  stride_ = n + 1 + kWindow;
+  slot_start_.assign(static_cast<size_t>(stride_) * num_devices, kInf);
+  slot_delta_.assign(static_cast<size_t>(stride_) * num_devices, 0);
 }
 
-void PeakMemory::compute(const Placement& p, const std::vector<double>& start_us,
-                         const std::vector<NodeId>& run_order, std::vector<int64_t>* peak_bytes) {
-  const Graph& g = graph_;
+void PeakMemory::begin() {
+  for (int d = 0; d < num_devices_; ++d) fill_[d] = d * stride_;
+}
+
+void PeakMemory::finish(const Placement& p, const std::vector<double>& start_us,
+                        std::vector<int64_t>* peak_bytes) {
   const int32_t* dev = p.device.data();
   const double* start = start_us.data();
-  // Slots: the ops of each device in start order, devices one after another, each device
-  // followed by one spare slot that collects frees after its last allocation.
-  std::fill(dev_fill_.begin(), dev_fill_.end(), 0);
-  for (NodeId v : run_order) ++dev_fill_[dev[v]];
   for (int d = 0; d < num_devices_; ++d) {
-    dev_offset_[d + 1] = dev_offset_[d] + dev_fill_[d] + 1;
-    dev_fill_[d] = dev_offset_[d];
-  }
-  for (NodeId v : run_order) {
-    const int32_t s = dev_fill_[dev[v]]++;
-    slot_[v] = s;
-    slot_start_[s] = start[v];
-    slot_alloc_[s] = g.total_out_bytes(v);
-    // The time v last needs its inputs, in the reference's integer arithmetic.
-    last_use_[v] = floor_nonneg(start[v]) + floor_cost_[v] - 1.0;
-  }
-  for (NodeId v : run_order) {
-    double free_t = start[v];
-    for (int32_t i = child_offset_[v], e = child_offset_[v + 1]; i < e; ++i)
-      free_t = std::max(free_t, last_use_[child_[i]]);
-    slot_free_t_[slot_[v]] = free_t;
+    std::fill(slot_start_.begin() + fill_[d], slot_start_.begin() + fill_[d] + kWindow + 1, kInf);
+    slot_delta_[fill_[d]] = 0;
   }
   // Frees at a time equal to an allocation's come after it, so an op's bytes leave just
   // before the first allocation on its device that starts strictly after its free time (after
-  // its own: free time >= start).  The searches have the same length for all ops of a device
-  // and no branches, so the processor overlaps them.
-  for (int d = 0; d < num_devices_; ++d) {
-    const int32_t first = dev_offset_[d], end = dev_offset_[d + 1] - 1;
-    std::fill(slot_free_.begin() + first, slot_free_.begin() + end + 1, 0);
-    const double* base = slot_start_.data() + first;
-    for (int32_t s = first; s < end; ++s) {
-      const double free_t = slot_free_t_[s];
-      const double* b = base;
-      for (int32_t len = end - first; len > 1;) {
+  // its own: free time >= start).  Children come in blocks of four, and most frees land a
+  // few slots after their op's own, so the common path has no data-dependent branches and
+  // the processor overlaps the ops.
+  const NodeId* block = block_.data();
+  for (size_t k = 0; k < allocating_.size(); ++k) {
+    const NodeId v = allocating_[k];
+    double free_t = start[v];
+    for (int32_t b = block_offset_[k]; b < block_offset_[k + 1]; ++b) {
+      const NodeId* c = block + b * kBlock;
+      const double m01 = std::max(last_use_[c[0]], last_use_[c[1]]);
+      const double m23 = std::max(last_use_[c[2]], last_use_[c[3]]);
+      free_t = std::max(free_t, std::max(m01, m23));
+    }
+    // The first slot after v's own that starts after free_t: a branch-free binary search over
+    // the next kWindow slots, and past them (rarely) over the rest of the device.
+    const double* q = slot_start_.data() + slot_[v];
+    for (int half = kWindow / 2; half >= 1; half /= 2) q = q[half] <= free_t ? q + half : q;
+    ++q;
+    if (*q <= free_t) {  // q is the first of the slots left; the spare at the end is +inf
+      for (int32_t len = fill_[dev[v]] - static_cast<int32_t>(q - slot_start_.data()) + 1;
+           len > 1;) {
         const int32_t half = len / 2;
-        b = b[half] <= free_t ? b + half : b;
+        q = q[half] <= free_t ? q + half : q;
         len -= half;
       }
-      const int32_t q = static_cast<int32_t>(b - slot_start_.data()) + (*b <= free_t ? 1 : 0);
-      slot_free_[q] += slot_alloc_[s];  // q == end: the spare slot
+      ++q;
     }
+    slot_delta_[q - slot_start_.data()] -= alloc_[v];
   }
   peak_bytes->assign(num_devices_, 0);
   for (int d = 0; d < num_devices_; ++d) {
     int64_t cur = 0, peak = 0;
-    for (int32_t s = dev_offset_[d]; s < dev_offset_[d + 1] - 1; ++s) {
-      cur += slot_alloc_[s] - slot_free_[s];
+    for (int32_t s = d * stride_, e = fill_[d]; s < e; ++s) {
+      cur += slot_delta_[s];
       peak = std::max(peak, cur);
     }
     (*peak_bytes)[d] = peak;

@@ -13,6 +13,15 @@ namespace placeto {
 
 namespace {
 constexpr double kIdle = std::numeric_limits<double>::infinity();
+constexpr unsigned __int128 kNoKey = ~static_cast<unsigned __int128>(0);  // past a heap's end
+
+// The per-edge helpers are called from a few places each on the hot path; gcc at -O2 keeps
+// them out of line, and their call overhead was a tenth of a simulation.
+#if defined(__GNUC__)
+#define PLACETO_HOT_INLINE inline __attribute__((always_inline))
+#else
+#define PLACETO_HOT_INLINE inline
+#endif
 
 // Non-negative doubles order like their bit patterns read as unsigned integers.
 inline uint64_t time_bits(double t) {
@@ -27,6 +36,17 @@ inline double bits_time(uint64_t b) {
   double t;
   std::memcpy(&t, &b, sizeof t);
   return t;
+}
+// Sets over_capacity and memory_ok from peak_mem_bytes and param_bytes.
+void check_capacity(const Cluster& c, SimResult* r) {
+  r->memory_ok = true;
+  for (int d = 0; d < c.num_devices(); ++d) {
+    const double cap = c.devices[d].memory_bytes;
+    const bool over =
+        cap > 0 && static_cast<double>(r->peak_mem_bytes[d] + r->param_bytes[d]) > cap;
+    r->over_capacity[d] = over;
+    if (over) r->memory_ok = false;
+  }
 }
 }  // namespace
 
@@ -69,6 +89,8 @@ Simulator::Simulator(const Graph& graph, const Cluster& cluster)
     rank_[v] = graph.name_rank(v);
     node_of_rank_[rank_[v]] = v;
     if (in_degree_[v] == 0) sources_.push_back(v);
+    if (graph.param_bytes(v) != 0) param_ops_.push_back(v);
+    if (cost_[v] == 0) always_exact_ = true;
   }
   // Children in file order; one slot per distinct (parent, output index).
   child_offset_.assign(n + 1, 0);
@@ -90,15 +112,36 @@ Simulator::Simulator(const Graph& graph, const Cluster& cluster)
     }
     child_offset_[v + 1] = graph.child_end(v);
   }
-  slot_transfer_.assign(slot_out_.size(), -1);
-  next_edge_.assign(m, -1);
-  transfers_.reserve(m);
+  // Children grouped by slot, each group in edge order: what a lazy transfer releases.
+  const size_t num_slots = slot_out_.size();
+  slot_child_offset_.assign(num_slots + 1, 0);
+  for (int32_t i = 0; i < m; ++i) ++slot_child_offset_[child_slot_[i] + 1];
+  for (size_t s = 0; s < num_slots; ++s) slot_child_offset_[s + 1] += slot_child_offset_[s];
+  slot_child_.resize(m);
+  {
+    std::vector<int32_t> fill(slot_child_offset_.begin(), slot_child_offset_.end() - 1);
+    for (int32_t i = 0; i < m; ++i) slot_child_[fill[child_slot_[i]]++] = child_[i];
+  }
+  slot_delay_.assign(num_slots, 0.0);
+  slot_arrive_.assign(num_slots, 0.0);
+  slot_stamp_.assign(num_slots, 0);
+  lazy_.resize(num_slots);  // at most one transfer per slot
+  slot_lo_.assign(num_slots, 0);
+  size_t table = 4;
+  while (table < 2 * num_slots) table <<= 1;
+  made_now_bits_.assign(table, 0);
+  made_now_round_of_.assign(table, 0);
   remaining_.resize(n);
   ready_key_.resize(n);
-  dev_heap_.assign(num_dev_, {});
-  for (auto& h : dev_heap_) h.reserve(n);
-  bus_head_.assign(num_dev_, -1);
-  bus_tail_.assign(num_dev_, -1);
+  // Each device's heap: 1-based, a smallest key (0) at index 0 above the root and the
+  // largest one at every index past the end, so sifts need no bounds tests.  Children of the
+  // last entry lie below 2n + 2.
+  heap_stride_ = 2 * static_cast<size_t>(n) + 2;
+  heap_.assign(heap_stride_ * num_dev_, kNoKey);
+  for (int d = 0; d < num_dev_; ++d) heap_[d * heap_stride_] = 0;
+  heap_size_.assign(num_dev_, 0);
+  lazy_head_.assign(num_dev_, -1);
+  lazy_tail_.assign(num_dev_, -1);
   tree_leaves_ = 2;
   while (tree_leaves_ < static_cast<size_t>(2 * num_dev_)) tree_leaves_ <<= 1;
   tree_bits_.assign(2 * tree_leaves_, time_bits(kIdle));  // padding leaves stay idle
@@ -108,7 +151,6 @@ Simulator::Simulator(const Graph& graph, const Cluster& cluster)
     tree_[i] = i >= tree_leaves_ ? static_cast<int32_t>(i - tree_leaves_) : tree_[2 * i];
   start_.assign(n, 0);
   end_.assign(n, 0);
-  run_order_.reserve(n);
   result_.peak_mem_bytes.assign(num_dev_, 0);
   result_.param_bytes.assign(num_dev_, 0);
   result_.over_capacity.assign(num_dev_, false);
@@ -140,32 +182,28 @@ inline void Simulator::set_pending(int j, double t) {
   }
 }
 
-inline void Simulator::dev_push(int d, Key key) {
-  auto& h = dev_heap_[d];
-  h.push_back(key);
-  size_t i = h.size() - 1;
-  while (i > 0) {
-    const size_t parent = (i - 1) >> 1;
-    if (h[parent] < key) break;
-    h[i] = h[parent];
-    i = parent;
+PLACETO_HOT_INLINE void Simulator::dev_push(int d, Key key) {
+  Key* h = heap_.data() + d * heap_stride_;
+  size_t i = static_cast<size_t>(++heap_size_[d]);
+  while (key < h[i >> 1]) {  // h[0] is smaller than any key
+    h[i] = h[i >> 1];
+    i >>= 1;
   }
   h[i] = key;
 }
 
 inline Simulator::Key Simulator::dev_pop(int d) {
-  auto& h = dev_heap_[d];
-  const Key top = h[0];
-  const Key last = h.back();
-  h.pop_back();
-  const size_t n = h.size();
-  if (n == 0) return top;
-  size_t i = 0;
+  Key* h = heap_.data() + d * heap_stride_;
+  const Key top = h[1];
+  const size_t n = static_cast<size_t>(heap_size_[d]--);
+  // The last entry sifts down from the root; when it was the root itself the root empties.
+  const Key last = h[n] | (Key{0} - Key{n == 1});  // all ones when n == 1, without a branch
+  h[n] = kNoKey;
+  size_t i = 1;
   for (;;) {
-    size_t c = 2 * i + 1;
-    if (c >= n) break;
-    c += (c + 1 < n && h[c + 1] < h[c]) ? 1 : 0;
-    if (last < h[c]) break;
+    size_t c = 2 * i;
+    c += h[c + 1] < h[c] ? 1 : 0;
+    if (!(h[c] < last)) break;
     h[i] = h[c];
     i = c;
   }
@@ -174,13 +212,13 @@ inline Simulator::Key Simulator::dev_pop(int d) {
 }
 
 // A device runs next when it is free and its earliest queued op is released.
-inline void Simulator::schedule_device(int d, double t) {
+PLACETO_HOT_INLINE void Simulator::schedule_device(int d, double t) {
   const int j = num_dev_ + d;
   const double run = std::max(free_at_[j], t);
   if (run < pending(j)) set_pending(j, run);
 }
 
-inline void Simulator::release(NodeId w, uint64_t hi, uint64_t lo) {
+PLACETO_HOT_INLINE void Simulator::release(NodeId w, uint64_t hi, uint64_t lo) {
   const Key key = (static_cast<Key>(hi) << 64) | lo;
   Key& k = ready_key_[w];
   k = std::max(k, key);
@@ -191,39 +229,82 @@ inline void Simulator::release(NodeId w, uint64_t hi, uint64_t lo) {
   }
 }
 
-inline int32_t Simulator::start_transfer(int d, NodeId v, int32_t slot, double ready,
-                                         int32_t edge) {
-  const int32_t id = static_cast<int32_t>(transfers_.size());
-  transfers_.push_back({ready, slot_bytes_[slot] / transfer_speed_, v, slot, edge, edge, -1});
-  slot_transfer_[slot] = id;
-  if (bus_tail_[d] >= 0)
-    transfers_[bus_tail_[d]].next = id;
-  else
-    bus_head_[d] = id;
-  bus_tail_[d] = id;
-  if (pending(d) == kIdle) set_pending(d, std::max(free_at_[d], ready));
-  return id;
+// Records a made-now source's time; false if one was recorded at that time already in this
+// simulation.  Open addressing over a table at least twice the number of slots; entries of
+// earlier simulations are told apart by their round.
+inline bool Simulator::note_made_now(double t) {
+  const uint64_t bits = time_bits(t);
+  const size_t mask = made_now_bits_.size() - 1;
+  size_t i = static_cast<size_t>((bits * 0x9E3779B97F4A7C15ull) >> 40) & mask;
+  while (made_now_round_of_[i] == made_now_round_) {
+    if (made_now_bits_[i] == bits) return false;
+    i = (i + 1) & mask;
+  }
+  made_now_round_of_[i] = made_now_round_;
+  made_now_bits_[i] = bits;
+  return true;
+}
+
+// Transfers leaving a device are queued in creation order, which is also (ready time, sequence)
+// order: a device's ops end in order.  So the bus serves them one after another and each one's
+// start and arrival are known when it is created.  Its releases are made at the start, before
+// the arrival, and are made then and there unless the arrival equals the start (lazy).
+PLACETO_HOT_INLINE double Simulator::start_transfer(int d, NodeId v, int32_t slot, double ready,
+                                                    ExecutionTrace* trace) {
+  const double start = std::max(free_at_[d], ready);
+  const double arrive = start + slot_delay_[slot];
+  free_at_[d] = arrive + delta2_;
+  slot_stamp_[slot] = stamp_;
+  slot_lo_[slot] = static_cast<uint64_t>(rank_[v]) << 32;
+  double result = arrive;
+  if (arrive == start && !exact_) {
+    // Settled now as well, with sequence number 0: exact unless another made-now source has
+    // the same time, which note_made_now() reports.
+    slot_lo_[slot] = kMadeNow;
+    if (!note_made_now(start)) clash_ = true;
+  } else if (arrive == start) {
+    const int32_t id = num_lazy_++;
+    lazy_[id] = {start, v, slot, -1};
+    if (lazy_tail_[d] >= 0) {
+      lazy_[lazy_tail_[d]].next = id;
+    } else {
+      lazy_head_[d] = id;
+      set_pending(d, start);
+    }
+    lazy_tail_[d] = id;
+    result = -1;
+  }
+  slot_arrive_[slot] = result;
+  if (trace) {
+    const int out = slot_out_[slot];
+    ExecutionTrace::Transfer t{v, out, d, start, arrive, graph_.out_bytes(v, out), {}, -1};
+    for (int32_t i = slot_child_offset_[slot]; i < slot_child_offset_[slot + 1]; ++i)
+      if (dev_of_[slot_child_[i]] != d) t.dsts.push_back(slot_child_[i]);
+    trace->transfers.push_back(std::move(t));
+  }
+  return result;
 }
 
 inline void Simulator::run_device(int d, double now, ExecutionTrace* trace) {
   const int j = num_dev_ + d;
-  auto& h = dev_heap_[d];
-  // pending() never runs a device before its earliest queued op is released, so h[0] is.
+  // pending() never runs a device before its earliest queued op is released, so the top is.
   const NodeId v = node_of_rank_[static_cast<uint32_t>(dev_pop(d))];
   const double c = cost_[v];
   const double done = now + c;
   start_[v] = now;
   end_[v] = done;
-  run_order_.push_back(v);
+  ++num_run_;
+  if (memory_on_) peak_memory_->on_start(v, d, now);
   if (trace) trace->ops.push_back({v, d, now, done});
   free_at_[j] = c == 0 ? done : done + delta1_;
-  set_pending(j, h.empty() ? kIdle : std::max(free_at_[j], bits_time(hi_bits(h[0]))));
+  const Key next = heap_[d * heap_stride_ + 1];
+  set_pending(j, heap_size_[d] == 0 ? kIdle : std::max(free_at_[j], bits_time(hi_bits(next))));
   // Children on this device are released at `done`; the others are grouped by output index
   // into transfers, created in order of first appearance among the edges.
-  const int32_t first_transfer = static_cast<int32_t>(transfers_.size());
   const uint64_t hi = time_bits(done);
-  const uint64_t lo = done == now ? kMadeNow | (static_cast<uint64_t>(seq_++) << 32)
-                                  : static_cast<uint64_t>(rank_[v]) << 32;
+  const uint64_t made_before = static_cast<uint64_t>(rank_[v]) << 32;
+  const uint64_t lo = done == now ? kMadeNow | (static_cast<uint64_t>(seq_++) << 32) : made_before;
+  clash_ |= done == now && !exact_;  // a made-now source that transfers do not see
   for (int32_t i = child_offset_[v], e = child_offset_[v + 1]; i < e; ++i) {
     const NodeId w = child_[i];
     if (dev_of_[w] == d) {
@@ -231,47 +312,27 @@ inline void Simulator::run_device(int d, double now, ExecutionTrace* trace) {
       continue;
     }
     const int32_t slot = child_slot_[i];
-    const int32_t id = slot_transfer_[slot];
-    if (id >= 0) {
-      next_edge_[transfers_[id].last_edge] = i;
-      transfers_[id].last_edge = i;
-    } else {
-      start_transfer(d, v, slot, done, i);
-    }
+    const double arrive =
+        slot_stamp_[slot] == stamp_ ? slot_arrive_[slot] : start_transfer(d, v, slot, done, trace);
+    if (arrive >= 0) release(w, time_bits(arrive), slot_lo_[slot]);
   }
-  // Between runs every slot maps to no transfer.
-  for (int32_t id = first_transfer, e = static_cast<int32_t>(transfers_.size()); id < e; ++id)
-    slot_transfer_[transfers_[id].slot] = -1;
 }
 
-inline void Simulator::run_bus(int d, double now, ExecutionTrace* trace) {
-  // pending() runs a bus when it is free and its first transfer is ready, so the queue is not
-  // empty and its head is ready.
-  const Transfer& tr = transfers_[bus_head_[d]];
-  bus_head_[d] = tr.next;
-  const double arrive = now + tr.delay;
-  free_at_[d] = arrive + delta2_;
+// A lazy transfer: its releases take the next sequence number.
+inline void Simulator::run_bus(int d, double now) {
+  const LazyTransfer& tr = lazy_[lazy_head_[d]];
+  lazy_head_[d] = tr.next;
   if (tr.next < 0) {
-    bus_tail_[d] = -1;
+    lazy_tail_[d] = -1;
     set_pending(d, kIdle);
   } else {
-    set_pending(d, std::max(free_at_[d], transfers_[tr.next].ready));
+    set_pending(d, lazy_[tr.next].start);
   }
-  const uint64_t hi = time_bits(arrive);
-  const uint64_t lo = arrive == now ? kMadeNow | (static_cast<uint64_t>(seq_++) << 32)
-                                    : static_cast<uint64_t>(rank_[tr.src]) << 32;
-  for (int32_t i = tr.first_edge;; i = next_edge_[i]) {
-    release(child_[i], hi, lo);
-    if (i == tr.last_edge) break;
-  }
-  if (trace) {
-    const int out = slot_out_[tr.slot];
-    ExecutionTrace::Transfer t{tr.src, out, d, now, arrive, graph_.out_bytes(tr.src, out), {}, -1};
-    for (int32_t i = tr.first_edge;; i = next_edge_[i]) {
-      t.dsts.push_back(child_[i]);
-      if (i == tr.last_edge) break;
-    }
-    trace->transfers.push_back(std::move(t));
+  const uint64_t hi = time_bits(now);
+  const uint64_t lo = kMadeNow | (static_cast<uint64_t>(seq_++) << 32);
+  for (int32_t i = slot_child_offset_[tr.slot], e = slot_child_offset_[tr.slot + 1]; i < e; ++i) {
+    const NodeId w = slot_child_[i];
+    if (dev_of_[w] != d) release(w, hi, lo);
   }
 }
 
@@ -284,50 +345,82 @@ const SimResult& Simulator::simulate(const Placement& p, ExecutionTrace* trace) 
   const CompatConstants& k = cluster_.compat;
   delta1_ = k.delta1_us;
   delta2_ = k.delta2_us;
-  transfer_speed_ = k.transfer_bytes_per_us;
+  if (delay_speed_ != k.transfer_bytes_per_us) {
+    delay_speed_ = k.transfer_bytes_per_us;
+    for (size_t s = 0; s < slot_delay_.size(); ++s) slot_delay_[s] = slot_bytes_[s] / delay_speed_;
+  }
   dev_of_ = p.device.data();
-  if (trace) trace->clear();
-
-  std::fill(tree_bits_.begin(), tree_bits_.end(), time_bits(kIdle));
-  std::fill(free_at_.begin(), free_at_.end(), 0.0);
-  for (size_t i = tree_leaves_ - 1; i >= 1; --i) tree_[i] = tree_[2 * i];  // leftmost leaves
-  for (int d = 0; d < num_dev_; ++d) {
-    dev_heap_[d].clear();
-    bus_head_[d] = bus_tail_[d] = -1;
-  }
-  transfers_.clear();
-  run_order_.clear();
-  std::copy(in_degree_.begin(), in_degree_.end(), remaining_.begin());
-  std::fill(ready_key_.begin(), ready_key_.end(), Key{0});
-  seq_ = 0;
-
-  // Sources are queued at init_offset in file order, before any release (none can happen
-  // earlier, and those at init_offset are made then, so they carry the flag).
-  const uint64_t init_hi = time_bits(k.init_offset_us);
-  for (NodeId v : sources_) {
-    const Key key = (static_cast<Key>(init_hi) << 64) | (static_cast<uint64_t>(v) << 32) |
-                    static_cast<uint32_t>(rank_[v]);
-    dev_push(dev_of_[v], key);
-    schedule_device(dev_of_[v], k.init_offset_us);
-  }
-
+  // First with 0-byte transfers settled when their op runs; again with them as bus events
+  // (exact event order) if two made-now sources shared a time.  Graphs with zero-cost ops
+  // go to the exact order at once: their made-now sources share times all the time.  So do
+  // simulations after recent clashes (clash_score_), so that a graph where they are the rule
+  // mostly runs once; the score decays, so the fast path is tried again now and then.
+  const bool skip_fast = always_exact_ || clash_score_ >= 8;
+  if (skip_fast) clash_score_ = std::max(0, clash_score_ - 1);
   double now = 0;
-  for (;;) {
-    // The next resource event: earliest time, then lowest index (buses before devices).
-    const int j = tree_[1];
-    const double t = bits_time(tree_bits_[1]);
-    if (t == kIdle) break;
-    now = t;
-    if (j >= num_dev_)
-      run_device(j - num_dev_, now, trace);
-    else
-      run_bus(j, now, trace);
+  for (bool exact = skip_fast;; exact = true) {
+    exact_ = exact;
+    clash_ = false;
+    if (++made_now_round_ == 0) {  // wrapped: no entry may look recorded in this round
+      std::fill(made_now_round_of_.begin(), made_now_round_of_.end(), 0);
+      made_now_round_ = 1;
+    }
+    if (trace) trace->clear();
+
+    std::fill(tree_bits_.begin(), tree_bits_.end(), time_bits(kIdle));
+    std::fill(free_at_.begin(), free_at_.end(), 0.0);
+    for (size_t i = tree_leaves_ - 1; i >= 1; --i) tree_[i] = tree_[2 * i];  // leftmost leaves
+    for (int d = 0; d < num_dev_; ++d) {
+      lazy_head_[d] = lazy_tail_[d] = -1;
+    }
+    num_lazy_ = 0;
+    if (++stamp_ == 0) {  // wrapped: no slot may look stamped by this simulation
+      std::fill(slot_stamp_.begin(), slot_stamp_.end(), 0);
+      stamp_ = 1;
+    }
+    num_run_ = 0;
+    std::copy(in_degree_.begin(), in_degree_.end(), remaining_.begin());
+    std::fill(ready_key_.begin(), ready_key_.end(), Key{0});
+    seq_ = 0;
+    if (heaps_dirty_) {  // an earlier simulation stopped early (a cycle): empty the heaps
+      std::fill(heap_.begin(), heap_.end(), kNoKey);
+      for (int d = 0; d < num_dev_; ++d) heap_[d * heap_stride_] = 0;
+      std::fill(heap_size_.begin(), heap_size_.end(), 0);
+    }
+    heaps_dirty_ = true;
+    memory_on_ = compute_memory_ || cluster_.has_memory_limits();
+    if (memory_on_) peak_memory_->begin();
+
+    // Sources are queued at init_offset in file order, before any release (none can happen
+    // earlier, and those at init_offset are made then, so they carry the flag).
+    const uint64_t init_hi = time_bits(k.init_offset_us);
+    for (NodeId v : sources_) {
+      const Key key = (static_cast<Key>(init_hi) << 64) | (static_cast<uint64_t>(v) << 32) |
+                      static_cast<uint32_t>(rank_[v]);
+      dev_push(dev_of_[v], key);
+      schedule_device(dev_of_[v], k.init_offset_us);
+    }
+
+    now = 0;
+    for (;;) {
+      // The next resource event: earliest time, then lowest index (buses before devices).
+      const int j = tree_[1];
+      const double t = bits_time(tree_bits_[1]);
+      if (t == kIdle) break;
+      now = t;
+      if (j >= num_dev_)
+        run_device(j - num_dev_, now, trace);
+      else
+        run_bus(j, now);
+    }
+    if (!exact) clash_score_ = clash_ ? clash_score_ + 4 : std::max(0, clash_score_ - 1);
+    if (!clash_ || num_run_ != n) break;
   }
-  if (static_cast<int>(run_order_.size()) != n) {
-    std::vector<char> ran(n, 0);
-    for (NodeId v : run_order_) ran[v] = 1;
+  if (num_run_ == n) heaps_dirty_ = false;  // all popped
+  if (num_run_ != n) {
+    // An op that never ran was never queued: some in-edge was never released.
     for (NodeId v = 0; v < n; ++v)
-      if (!ran[v])
+      if (remaining_[v] != 0)
         throw InputError("graph '" + g.name() + "': op '" + g.node_name(v) +
                          "' never runs (the graph has a cycle)");
   }
@@ -336,9 +429,16 @@ const SimResult& Simulator::simulate(const Placement& p, ExecutionTrace* trace) 
   // not simulated, but their times count: the last event is the latest end of a gap.
   for (double f : free_at_) now = std::max(now, f);
   result_.runtime_us = now;
-  if (compute_memory_ || cluster_.has_memory_limits()) {
-    peak_memory_->compute(p, start_, run_order_, &result_.peak_mem_bytes);
-    finish_memory_result(g, cluster_, p, &result_);
+  // Transfers were recorded when created; list them in the order they start.
+  if (trace)
+    std::stable_sort(trace->transfers.begin(), trace->transfers.end(),
+                     [](const auto& a, const auto& b) { return a.start_us < b.start_us; });
+  if (memory_on_) {
+    peak_memory_->finish(p, start_, &result_.peak_mem_bytes);
+    // finish_memory_result(), over the ops that have parameters only.
+    std::fill(result_.param_bytes.begin(), result_.param_bytes.end(), 0);
+    for (NodeId v : param_ops_) result_.param_bytes[dev_of_[v]] += g.param_bytes(v);
+    check_capacity(cluster_, &result_);
   }
   return result_;
 }
@@ -346,14 +446,7 @@ const SimResult& Simulator::simulate(const Placement& p, ExecutionTrace* trace) 
 void finish_memory_result(const Graph& g, const Cluster& c, const Placement& p, SimResult* r) {
   std::fill(r->param_bytes.begin(), r->param_bytes.end(), 0);
   for (NodeId v = 0; v < g.num_nodes(); ++v) r->param_bytes[p.device[v]] += g.param_bytes(v);
-  r->memory_ok = true;
-  for (int d = 0; d < c.num_devices(); ++d) {
-    const double cap = c.devices[d].memory_bytes;
-    const bool over =
-        cap > 0 && static_cast<double>(r->peak_mem_bytes[d] + r->param_bytes[d]) > cap;
-    r->over_capacity[d] = over;
-    if (over) r->memory_ok = false;
-  }
+  check_capacity(c, r);
 }
 
 }  // namespace placeto
