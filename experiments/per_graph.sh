@@ -27,7 +27,8 @@ export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 mapfile -t tests < <(/usr/bin/python3 -c "import json,sys; print('\n'.join(json.load(open(sys.argv[1]))['test']))" "$data/manifest.json")
 
 one() {  # graph file name
-  local g=${1%.json} dir=$out/$g
+  local g=${1%.json}
+  local dir=$out/$g
   mkdir -p "$dir/graph"
   cp "$data/$1" "$dir/graph/"
   $bin/placeto train --config experiments/configs/quickstart.yaml --run-dir "$dir/run" \

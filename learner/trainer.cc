@@ -127,10 +127,9 @@ IterationStats Trainer::iterate() {
     recs = run_episodes(policy_, tensors_[gi], {batch[0]}, rng, ActionMode::kForced, true,
                         &teacher_[gi]);
     if (k > 1) {
-      std::vector<EpisodeRecord> more =
-          run_episodes(policy_, tensors_[gi], std::vector<PlacementEnv*>(batch.begin() + 1,
-                                                                          batch.end()),
-                       rng, ActionMode::kSample);
+      std::vector<EpisodeRecord> more = run_episodes(
+          policy_, tensors_[gi], std::vector<PlacementEnv*>(batch.begin() + 1, batch.end()), rng,
+          ActionMode::kSample);
       for (auto& r : more) recs.push_back(std::move(r));
     }
   } else {

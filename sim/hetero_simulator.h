@@ -18,6 +18,10 @@ class HeteroSimulator {
  public:
   // Keeps references to `graph` and `cluster`: both must outlive the simulator.
   HeteroSimulator(const Graph& graph, const Cluster& cluster);
+  // The simulator keeps references: temporaries would dangle (ASan found this twice).
+  HeteroSimulator(Graph&&, const Cluster&) = delete;
+  HeteroSimulator(const Graph&, Cluster&&) = delete;
+  HeteroSimulator(Graph&&, Cluster&&) = delete;
   HeteroSimulator(const HeteroSimulator&) = delete;
   HeteroSimulator& operator=(const HeteroSimulator&) = delete;
 

@@ -65,6 +65,10 @@ class Simulator {
  public:
   // Keeps references to `graph` and `cluster`: both must outlive the simulator.
   Simulator(const Graph& graph, const Cluster& cluster);
+  // The simulator keeps references: temporaries would dangle (ASan found this twice).
+  Simulator(Graph&&, const Cluster&) = delete;
+  Simulator(const Graph&, Cluster&&) = delete;
+  Simulator(Graph&&, Cluster&&) = delete;
   ~Simulator();
   Simulator(const Simulator&) = delete;
   Simulator& operator=(const Simulator&) = delete;
