@@ -4,13 +4,33 @@
 #include <numeric>
 
 #include "common/error.h"
+#include "sim/placers/placer.h"
 
 namespace placeto {
 
+namespace {
+
+constexpr char kPlacerStart[] = "placer:";
+
+bool is_placer_start(const std::string& start) { return start.rfind(kPlacerStart, 0) == 0; }
+
+}  // namespace
+
 void validate_env_config(const EnvConfig& c, const std::string& source) {
-  if (c.start != "fixed_random" && c.start != "all_zero" && c.start != "random")
-    throw_input_error(source, "env.start",
-                      "'" + c.start + "' is not one of fixed_random, all_zero, random");
+  if (is_placer_start(c.start)) {
+    const std::string name = c.start.substr(sizeof(kPlacerStart) - 1);
+    const auto& names = fast_placer_names();
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      std::string list;
+      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+      throw_input_error(source, "env.start",
+                        "'" + c.start + "': '" + name + "' is not a fast placer (" + list + ")");
+    }
+  } else if (c.start != "fixed_random" && c.start != "all_zero" && c.start != "random") {
+    throw_input_error(
+        source, "env.start",
+        "'" + c.start + "' is not one of fixed_random, all_zero, random, placer:NAME");
+  }
   if (c.order != "topo" && c.order != "random")
     throw_input_error(source, "env.order", "'" + c.order + "' is not one of topo, random");
   if (c.memory_penalty_s_per_gb < 0)
@@ -27,9 +47,26 @@ PlacementEnv::PlacementEnv(const Graph& graph, const Cluster& cluster, EnvConfig
   if (config_.start == "fixed_random") {
     std::mt19937_64 rng(config_.start_seed);
     for (auto& x : fixed_start_.device) x = static_cast<int32_t>(rng() % static_cast<uint64_t>(d));
+  } else if (is_placer_start(config_.start)) {
+    PlacerOptions opt;
+    opt.seed = static_cast<int64_t>(config_.start_seed);
+    fixed_start_ =
+        make_placer(config_.start.substr(sizeof(kPlacerStart) - 1))->place(graph, cluster, opt);
+    canonical_device_names(graph, cluster, &fixed_start_.device);
   }
   order_ = graph.topo_order();
   visited_.assign(n, 0);
+}
+
+void canonical_device_names(const Graph& g, const Cluster& cluster, std::vector<int32_t>* device) {
+  if (cluster.heterogeneous()) return;
+  std::vector<int32_t> rename(cluster.num_devices(), -1);
+  int32_t next = 0;
+  for (NodeId v : g.topo_order()) {
+    int32_t& r = rename[(*device)[v]];
+    if (r < 0) r = next++;
+  }
+  for (auto& x : *device) x = rename[x];
 }
 
 double PlacementEnv::evaluate() {

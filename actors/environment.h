@@ -22,7 +22,9 @@ namespace placeto {
 
 struct EnvConfig {
   // Start placement: "fixed_random" (one random placement per graph, fixed by the seed; the
-  // reference default), "all_zero", or "random" (a new random placement every episode).
+  // reference default), "all_zero", "random" (a new random placement every episode), or
+  // "placer:NAME" (the placement of a classical placer, e.g. "placer:m-etf", seeded by
+  // start_seed, devices named canonically): the policy then refines a classical placement.
   std::string start = "fixed_random";
   // Node order: "topo" (the graph's topological order) or "random" (new per episode).
   std::string order = "topo";
@@ -34,6 +36,11 @@ struct EnvConfig {
 
 // Throws InputError naming `source` and the field when a value is not allowed.
 void validate_env_config(const EnvConfig& c, const std::string& source);
+
+// Renames the devices of `device` (one entry per node) in the order of their first use along
+// the topological order, so that placements equal up to a permutation of interchangeable
+// devices get the same names.  Leaves heterogeneous clusters' placements alone.
+void canonical_device_names(const Graph& g, const Cluster& cluster, std::vector<int32_t>* device);
 
 class PlacementEnv {
  public:
@@ -50,6 +57,8 @@ class PlacementEnv {
   double step(int device);
 
   const Placement& placement() const { return placement_; }
+  // The placement every episode starts from (unused when start is "random").
+  const Placement& fixed_start() const { return fixed_start_; }
   const std::vector<int32_t>& visited() const { return visited_; }
   // Start time of every op in the latest simulation.
   const std::vector<double>& start_us() const { return sim_.start_us(); }

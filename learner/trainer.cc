@@ -25,18 +25,18 @@ PolicyConfig make_policy_config(const TrainConfig& c) {
 }
 
 std::vector<int32_t> teacher_placement(const std::string& teacher, const Graph& g,
-                                       const Cluster& cluster, uint64_t seed) {
+                                       const Cluster& cluster, uint64_t seed,
+                                       const EnvConfig& env) {
   PlacerOptions opt;
   opt.seed = static_cast<int64_t>(seed);
-  Placement p = make_placer(teacher)->place(g, cluster, opt);
-  if (cluster.heterogeneous()) return p.device;
-  std::vector<int32_t> rename(cluster.num_devices(), -1);
-  int32_t next = 0;
-  for (NodeId v : g.topo_order()) {
-    int32_t& r = rename[p.device[v]];
-    if (r < 0) r = next++;
+  if (teacher == "anneal" && env.start.rfind("placer:", 0) == 0) {
+    // Refinement: anneal polishes the episodes' start placement, whose device names the
+    // labels keep, so that "leave this op where it is" is the label wherever anneal did.
+    opt.initial = PlacementEnv(g, cluster, env).fixed_start();
+    return make_placer(teacher)->place(g, cluster, opt).device;
   }
-  for (auto& d : p.device) d = rename[d];
+  Placement p = make_placer(teacher)->place(g, cluster, opt);
+  canonical_device_names(g, cluster, &p.device);
   return p.device;
 }
 
@@ -69,8 +69,8 @@ Trainer::Trainer(TrainConfig config, std::vector<NamedGraph> train, Cluster clus
   }
   if (config_.imitation_iterations > 0)
     for (const auto& ng : train_)
-      teacher_.push_back(
-          teacher_placement(config_.imitation_teacher, ng.graph, cluster_, config_.seed));
+      teacher_.push_back(teacher_placement(config_.imitation_teacher, ng.graph, cluster_,
+                                           config_.seed, config_.env));
   adam_ = Adam(count_parameters(policy_));
   state_.params = get_flat_params(policy_);
   state_.baselines = BaselineStore(config_.baseline_window);

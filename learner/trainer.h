@@ -88,7 +88,10 @@ class Trainer {
 // The placement `teacher` (a placer name) gives `g`, with devices renamed in the order of
 // their first use along the topological order when the cluster's devices are
 // interchangeable (compatible mode), so that equivalent placements get the same labels.
+// With teacher "anneal" and a "placer:NAME" start in `env`, anneal starts from the episodes'
+// start placement and keeps its device names (the policy learns to refine that placement).
 std::vector<int32_t> teacher_placement(const std::string& teacher, const Graph& g,
-                                       const Cluster& cluster, uint64_t seed);
+                                       const Cluster& cluster, uint64_t seed,
+                                       const EnvConfig& env = EnvConfig());
 
 }  // namespace placeto

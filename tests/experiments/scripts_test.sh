@@ -92,5 +92,13 @@ printf '{"traceEvents": [' > "$tmp/broken.json"
 expect_fail "trace not JSON" "$tmp/broken.json: not valid JSON" \
   "$py" "$exp/plot_trace.py" "$tmp/broken.json" "$tmp/x.png"
 
+# --- the driver scripts: valid bash; a missing prerequisite is named and exits non-zero.
+for f in "$exp"/*.sh; do
+  if bash -n "$f" 2> "$tmp/out"; then ok "syntax $(basename "$f")"; else
+    bad "syntax $(basename "$f"):"; cat "$tmp/out"; fi
+done
+expect_fail "generalization unknown family" "unknown family 'mnist'" \
+  bash "$exp/generalization.sh" mnist
+
 echo "$passed passed, $failed failed"
 ((failed == 0))

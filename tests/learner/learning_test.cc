@@ -2,7 +2,9 @@
 // Adam and schedules, and a learning signal on a tiny problem with a known optimum.
 #include <gtest/gtest.h>
 
+#include "actors/environment.h"
 #include "actors/rollout.h"
+#include "common/error.h"
 #include "learner/adam.h"
 #include "learner/baselines.h"
 #include "learner/loss.h"
@@ -10,6 +12,7 @@
 #include "learner/trainer.h"
 #include "sim/placers/placer.h"
 #include "sim/random_graph.h"
+#include "sim/simulator.h"
 
 namespace placeto {
 namespace {
@@ -183,6 +186,47 @@ TEST(Imitation, TeacherLabelsFollowFirstUseAlongTheTopologicalOrder) {
   for (NodeId u = 0; u < g.num_nodes(); ++u)
     for (NodeId v = 0; v < g.num_nodes(); ++v)
       EXPECT_EQ(t[u] == t[v], raw.device[u] == raw.device[v]);
+}
+
+// A "placer:NAME" start: every episode starts from NAME's placement with canonical device
+// names; with the anneal teacher the labels are anneal polishing that start, in its names.
+TEST(Imitation, PlacerStartAndAnnealRefinementLabels) {
+  RandomGraphOptions o;
+  o.num_nodes = 40;
+  o.seed = 9;
+  Graph g = make_random_graph(o);
+  Cluster c = default_cluster(3);
+  EnvConfig env;
+  env.start = "placer:metis";
+  PlacementEnv e(g, c, env);
+  std::mt19937_64 rng(1);
+  e.reset(rng);
+  std::vector<int32_t> start = teacher_placement("metis", g, c, env.start_seed);
+  EXPECT_EQ(e.placement().device, start);
+  EXPECT_EQ(e.fixed_start().device, start);
+
+  std::vector<int32_t> labels = teacher_placement("anneal", g, c, 1, env);
+  Simulator sim(g, c);
+  const double start_us = sim.simulate(e.fixed_start()).runtime_us;
+  Placement refined(3, g.num_nodes());
+  refined.device = labels;
+  EXPECT_LE(sim.simulate(refined).runtime_us, start_us);
+  int kept = 0;
+  for (NodeId v = 0; v < g.num_nodes(); ++v) kept += labels[v] == start[v];
+  EXPECT_GT(kept, g.num_nodes() / 2) << "anneal's labels should keep the start's names";
+
+  for (const char* bad : {"placer:nope", "placer:anneal", "placer:"}) {
+    EnvConfig b;
+    b.start = bad;
+    try {
+      validate_env_config(b, "run.yaml");
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const InputError& err) {
+      EXPECT_NE(std::string(err.what()).find("run.yaml"), std::string::npos) << err.what();
+      EXPECT_NE(std::string(err.what()).find("env.start"), std::string::npos) << err.what();
+      EXPECT_NE(std::string(err.what()).find("m-etf"), std::string::npos) << err.what();
+    }
+  }
 }
 
 // Imitation of a fixed teacher on one graph: after a short warm start the greedy policy
