@@ -12,9 +12,9 @@ namespace {
 
 constexpr char kPlacerStart[] = "placer:";
 
-bool is_placer_start(const std::string& start) { return start.rfind(kPlacerStart, 0) == 0; }
-
 }  // namespace
+
+bool is_placer_start(const std::string& start) { return start.rfind(kPlacerStart, 0) == 0; }
 
 void validate_env_config(const EnvConfig& c, const std::string& source) {
   if (is_placer_start(c.start)) {

@@ -37,6 +37,9 @@ struct EnvConfig {
 // Throws InputError naming `source` and the field when a value is not allowed.
 void validate_env_config(const EnvConfig& c, const std::string& source);
 
+// Whether `start` (EnvConfig::start) names a classical placer ("placer:NAME").
+bool is_placer_start(const std::string& start);
+
 // Renames the devices of `device` (one entry per node) in the order of their first use along
 // the topological order, so that placements equal up to a permutation of interchangeable
 // devices get the same names.  Leaves heterogeneous clusters' placements alone.

@@ -29,7 +29,7 @@ std::vector<int32_t> teacher_placement(const std::string& teacher, const Graph& 
                                        const EnvConfig& env) {
   PlacerOptions opt;
   opt.seed = static_cast<int64_t>(seed);
-  if (teacher == "anneal" && env.start.rfind("placer:", 0) == 0) {
+  if (teacher == "anneal" && is_placer_start(env.start)) {
     // Refinement: anneal polishes the episodes' start placement, whose device names the
     // labels keep, so that "leave this op where it is" is the label wherever anneal did.
     opt.initial = PlacementEnv(g, cluster, env).fixed_start();
