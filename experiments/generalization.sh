@@ -12,6 +12,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 source launch/env.sh
+source experiments/pool.sh
 family=${1:?usage: experiments/generalization.sh FAMILY [seeds] [jobs]}
 seeds=(${2:-1 2 3})
 jobs=${3:-2}
@@ -39,17 +40,8 @@ train_one() {  # seed
   echo "seed $s done: $(tail -n 1 "$run/eval.csv")"
 }
 
-running=0
-for s in "${seeds[@]}"; do
-  mkdir -p "$out"
-  train_one "$s" &
-  running=$((running + 1))
-  if ((running >= jobs)); then
-    wait -n
-    running=$((running - 1))
-  fi
-done
-wait
+for s in "${seeds[@]}"; do pool_add "$jobs" train_one "$s"; done
+pool_wait
 
 args=() curves=()
 for s in "${seeds[@]}"; do

@@ -19,24 +19,9 @@ source launch/env.sh
 seeds=(${1:-1 2 3})
 bin=build/bin
 graphs=runs/real
-models=$graphs/onnx
 out=runs/real${TAG:+-$TAG}
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
-if [[ ! -f $models/transformer.onnx ]]; then
-  mkdir -p "$models"
-  /usr/bin/python3 tests/onnx/export_models.py "$models" > "$graphs.export.log" 2>&1
-fi
-for profile in k80 v100; do
-  for group in conv seq; do mkdir -p "$graphs/$profile/$group"; done
-  for m in resnet50 inception_v3; do
-    $bin/placeto import "$models/$m.onnx" --training --batch 32 --profile $profile \
-      --out "$graphs/$profile/conv/$m.json" > /dev/null
-  done
-  for m in seq2seq transformer; do
-    $bin/placeto import "$models/$m.onnx" --training --profile $profile \
-      --out "$graphs/$profile/seq/$m.json" > /dev/null 2>&1
-  done
-done
+experiments/import_real_models.sh
 declare -A policy=([conv]=cifar10 [seq]=nmt)
 for seed in "${seeds[@]}"; do
   mkdir -p "$out/s$seed"
@@ -53,11 +38,4 @@ for seed in "${seeds[@]}"; do
   done
   echo "seed $seed done"
 done
-for profile in k80 v100; do
-  for group in conv seq; do
-    args=()
-    for seed in "${seeds[@]}"; do args+=("s$seed=$out/s$seed/$profile-$group.csv"); done
-    echo "## $profile-$group"
-    /usr/bin/python3 experiments/summarize_eval.py "$out/$profile-$group" "${args[@]}"
-  done
-done | tee "$out/summary.md"
+experiments/summarize_real.sh "$out" ".csv" "${seeds[*]}"

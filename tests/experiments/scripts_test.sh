@@ -99,6 +99,46 @@ for f in "$exp"/*.sh; do
 done
 expect_fail "generalization unknown family" "unknown family 'mnist'" \
   bash "$exp/generalization.sh" mnist
+mkdir -p "$tmp/nographs"
+expect_fail "per_graph directory without graphs" "$tmp/nographs holds no graph files" \
+  bash "$exp/per_graph.sh" "$tmp/nographs"
+expect_fail "per_graph missing cluster file" "CLUSTER=$tmp/none.yaml: no such file" \
+  env CLUSTER="$tmp/none.yaml" bash "$exp/per_graph.sh" "$tmp/nographs"
+expect_fail "per_graph family not generated" "run experiments/generalization.sh nosuchfamily first" \
+  bash "$exp/per_graph.sh" nosuchfamily
+
+# --- experiments/pool.sh: at most MAX jobs at once, every job run, a failing job fails the driver.
+cat > "$tmp/pool_driver.sh" << 'EOF'
+set -euo pipefail
+source "$1/pool.sh"
+job() {  # dir of running jobs, seconds, exit status
+  ls "$1" | wc -l >> "$1/../peaks"
+  touch "$1/$BASHPID"
+  sleep "$2"
+  rm "$1/$BASHPID"
+  echo done >> "$1/../done"
+  return "$3"
+}
+mkdir -p "$2/running"
+for i in 1 2 3 4 5; do pool_add 2 job "$2/running" 0.2 0; done
+pool_wait
+[[ ${3:-} == fail ]] || exit 0
+pool_add 2 job "$2/running" 0.1 3
+pool_add 2 job "$2/running" 0.3 0
+pool_wait
+echo "not reached"
+EOF
+run "pool of 5 jobs" bash "$tmp/pool_driver.sh" "$exp" "$tmp/pool"
+if [[ $(wc -l < "$tmp/pool/done") == 5 ]] && (($(sort -n "$tmp/pool/peaks" | tail -1) <= 1)); then
+  ok "pool ran 5 jobs, never more than 2 at once"
+else
+  bad "pool: $(wc -l < "$tmp/pool/done") jobs done; jobs running at each start: $(tr '\n' ' ' < "$tmp/pool/peaks")"
+fi
+rm -rf "$tmp/pool"
+bash "$tmp/pool_driver.sh" "$exp" "$tmp/pool" fail > "$tmp/out" 2>&1
+rc=$?
+if ((rc == 3)) && ! grep -q "not reached" "$tmp/out"; then ok "pool: a failing job fails the driver (exit 3)"; else
+  bad "pool: a failing job gave exit $rc:"; cat "$tmp/out"; fi
 
 echo "$passed passed, $failed failed"
 ((failed == 0))
