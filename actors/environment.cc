@@ -11,6 +11,7 @@ namespace placeto {
 namespace {
 
 constexpr char kPlacerStart[] = "placer:";
+constexpr char kBestPlacer[] = "best";
 
 }  // namespace
 
@@ -20,11 +21,12 @@ void validate_env_config(const EnvConfig& c, const std::string& source) {
   if (is_placer_start(c.start)) {
     const std::string name = c.start.substr(sizeof(kPlacerStart) - 1);
     const auto& names = fast_placer_names();
-    if (std::find(names.begin(), names.end(), name) == names.end()) {
+    if (name != kBestPlacer && std::find(names.begin(), names.end(), name) == names.end()) {
       std::string list;
       for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
       throw_input_error(source, "env.start",
-                        "'" + c.start + "': '" + name + "' is not a fast placer (" + list + ")");
+                        "'" + c.start + "': '" + name + "' is not a fast placer (" + list +
+                            ", or " + kBestPlacer + ": the fastest of them)");
     }
   } else if (c.start != "fixed_random" && c.start != "all_zero" && c.start != "random") {
     throw_input_error(
@@ -50,8 +52,9 @@ PlacementEnv::PlacementEnv(const Graph& graph, const Cluster& cluster, EnvConfig
   } else if (is_placer_start(config_.start)) {
     PlacerOptions opt;
     opt.seed = static_cast<int64_t>(config_.start_seed);
-    fixed_start_ =
-        make_placer(config_.start.substr(sizeof(kPlacerStart) - 1))->place(graph, cluster, opt);
+    const std::string name = config_.start.substr(sizeof(kPlacerStart) - 1);
+    fixed_start_ = name == kBestPlacer ? best_fast_placement(graph, cluster, opt)
+                                       : make_placer(name)->place(graph, cluster, opt);
     canonical_device_names(graph, cluster, &fixed_start_.device);
   }
   order_ = graph.topo_order();

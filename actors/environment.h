@@ -24,7 +24,8 @@ struct EnvConfig {
   // Start placement: "fixed_random" (one random placement per graph, fixed by the seed; the
   // reference default), "all_zero", "random" (a new random placement every episode), or
   // "placer:NAME" (the placement of a classical placer, e.g. "placer:m-etf", seeded by
-  // start_seed, devices named canonically): the policy then refines a classical placement.
+  // start_seed, devices named canonically), or "placer:best" (the fastest of the fast
+  // placers on each graph, as anneal starts): the policy then refines a classical placement.
   std::string start = "fixed_random";
   // Node order: "topo" (the graph's topological order) or "random" (new per episode).
   std::string order = "topo";

@@ -14,6 +14,18 @@ namespace {
 
 constexpr int64_t kDefaultBudget = 2000;
 
+// Runtime, inflated by the relative overflow of every device over its capacity: an
+// infeasible placement must look worse than any feasible one near it.
+double score(const SimResult& r, const Cluster& c) {
+  double over = 0;
+  for (int d = 0; d < c.num_devices(); ++d) {
+    if (!r.over_capacity[d]) continue;
+    const double cap = c.devices[d].memory_bytes;
+    over += (static_cast<double>(r.peak_mem_bytes[d] + r.param_bytes[d]) - cap) / cap;
+  }
+  return r.runtime_us * (1.0 + (over > 0 ? 1.0 + 10.0 * over : 0.0));
+}
+
 class AnnealPlacer : public Placer {
  public:
   std::string name() const override { return "anneal"; }
@@ -29,7 +41,7 @@ class AnnealPlacer : public Placer {
     const int n = g.num_nodes();
     const int num_dev = c.num_devices();
     Simulator sim(g, c);
-    Placement current = o.initial ? *o.initial : best_fast_placement(g, c, o, sim);
+    Placement current = o.initial ? *o.initial : best_fast_placement(g, c, o);
     if (current.num_devices != num_dev || static_cast<int>(current.device.size()) != n)
       throw InputError("anneal: the initial placement is for " +
                        std::to_string(current.num_devices) + " devices and " +
@@ -84,37 +96,24 @@ class AnnealPlacer : public Placer {
     }
     return best;
   }
-
- private:
-  // Runtime, inflated by the relative overflow of every device over its capacity: an
-  // infeasible placement must look worse than any feasible one near it.
-  static double score(const SimResult& r, const Cluster& c) {
-    double over = 0;
-    for (int d = 0; d < c.num_devices(); ++d) {
-      if (!r.over_capacity[d]) continue;
-      const double cap = c.devices[d].memory_bytes;
-      over += (static_cast<double>(r.peak_mem_bytes[d] + r.param_bytes[d]) - cap) / cap;
-    }
-    return r.runtime_us * (1.0 + (over > 0 ? 1.0 + 10.0 * over : 0.0));
-  }
-
-  static Placement best_fast_placement(const Graph& g, const Cluster& c, const PlacerOptions& o,
-                                       Simulator& sim) {
-    Placement best;
-    double best_score = 0;
-    for (const std::string& name : fast_placer_names()) {
-      Placement p = make_placer(name)->place(g, c, o);
-      const double s = score(sim.simulate(p), c);
-      if (best.device.empty() || s < best_score) {
-        best = std::move(p);
-        best_score = s;
-      }
-    }
-    return best;
-  }
 };
 
 }  // namespace
+
+Placement best_fast_placement(const Graph& g, const Cluster& c, const PlacerOptions& o) {
+  Simulator sim(g, c);
+  Placement best;
+  double best_score = 0;
+  for (const std::string& name : fast_placer_names()) {
+    Placement p = make_placer(name)->place(g, c, o);
+    const double s = score(sim.simulate(p), c);
+    if (best.device.empty() || s < best_score) {
+      best = std::move(p);
+      best_score = s;
+    }
+  }
+  return best;
+}
 
 std::unique_ptr<Placer> make_anneal_placer() { return std::make_unique<AnnealPlacer>(); }
 

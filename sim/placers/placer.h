@@ -57,6 +57,10 @@ const std::vector<std::string>& placer_names();
 const std::vector<std::string>& fast_placer_names();
 // Throws InputError for an unknown name, with a "did you mean" and the list of names.
 std::unique_ptr<Placer> make_placer(const std::string& name);
+// The best placement of the fast placers (each run with `options`): feasible first, then the
+// fastest by the simulator.  Anneal's default start, and the episode start "placer:best".
+Placement best_fast_placement(const Graph& graph, const Cluster& cluster,
+                              const PlacerOptions& options);
 
 // A deterministic random source for placers.  std::mt19937_64's sequence is fixed by the
 // standard; the draws below are written out so they do not depend on the standard library's

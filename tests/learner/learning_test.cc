@@ -229,6 +229,35 @@ TEST(Imitation, PlacerStartAndAnnealRefinementLabels) {
   }
 }
 
+// "placer:best": the start is the fastest fast placer's placement on each graph (the one
+// anneal starts from), no slower than any of them and equal to one up to device names.
+TEST(Imitation, BestPlacerStart) {
+  RandomGraphOptions o;
+  o.num_nodes = 60;
+  o.seed = 4;
+  Graph g = make_random_graph(o);
+  Cluster c = default_cluster(3);
+  EnvConfig env;
+  env.start = "placer:best";
+  validate_env_config(env, "run.yaml");
+  PlacementEnv e(g, c, env);
+  Simulator sim(g, c);
+  const double best_us = sim.simulate(e.fixed_start()).runtime_us;
+  bool matches_one = false;
+  for (const std::string& name : fast_placer_names()) {
+    Placement p(3, g.num_nodes());
+    p.device = teacher_placement(name, g, c, env.start_seed);
+    const double us = sim.simulate(p).runtime_us;
+    EXPECT_LE(best_us, us) << name;
+    matches_one = matches_one || p.device == e.fixed_start().device;
+  }
+  EXPECT_TRUE(matches_one);
+  // Not every placer is equally good here, or the test would not tell "best" from any one.
+  PlacerOptions po;
+  po.seed = static_cast<int64_t>(env.start_seed);
+  EXPECT_LT(best_us, sim.simulate(make_placer("round-robin")->place(g, c, po)).runtime_us);
+}
+
 // Imitation of a fixed teacher on one graph: after a short warm start the greedy policy
 // reproduces most of the teacher's placement (an untrained one agrees on about 1/D).
 TEST(Imitation, GreedyPolicyReproducesTheTeacher) {
