@@ -22,6 +22,46 @@ void throw_input_error(const std::string& file, const std::string& field,
 }
 
 namespace {
+std::string escape_name(const std::string& name, bool escape_double_quote) {
+  constexpr size_t kMaxBytes = 80;
+  std::string out;
+  size_t n = name.size();
+  bool cut = false;
+  if (n > kMaxBytes) {
+    n = kMaxBytes;
+    while (n > 0 && (static_cast<unsigned char>(name[n]) & 0xC0) == 0x80) --n;  // UTF-8 boundary
+    cut = true;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const unsigned char c = static_cast<unsigned char>(name[i]);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '"' && escape_double_quote) {
+      out += "\\\"";
+    } else if (c < 0x20 || c == 0x7F) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02X", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (cut) out += "...";
+  return out;
+}
+}  // namespace
+
+std::string printable_name(const std::string& name) { return escape_name(name, false); }
+
+std::string quoted_name(const std::string& name) { return "\"" + escape_name(name, true) + "\""; }
+
+namespace {
 size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;

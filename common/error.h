@@ -38,6 +38,13 @@ std::string format_location(const std::string& file, const std::string& field,
 [[noreturn]] void throw_input_error(const std::string& file, const std::string& field,
                                     const std::string& message);
 
+// A user-supplied name made safe for a one-line message: control characters become \n, \t or
+// \xNN, a backslash becomes \\, and names over 80 bytes are cut (at a UTF-8 boundary) with
+// "...".  Other bytes, non-ASCII letters included, are kept.
+std::string printable_name(const std::string& name);
+// The same in double quotes, with '"' escaped: nodes[3] "enc/\"x\"".cost_us.
+std::string quoted_name(const std::string& name);
+
 // Returns the candidate closest to `word` (edit distance <= max(2, |word|/3)) or "".
 std::string did_you_mean(const std::string& word,
                          const std::initializer_list<std::string>& options);

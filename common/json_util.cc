@@ -7,7 +7,40 @@
 
 namespace placeto {
 
+namespace {
+// nlohmann's DOM and the code that walks it recurse once per level: a file of 200,000 nested
+// '[' would overflow the stack.  No format of ours nests deeper than a few levels.
+void check_json_depth(const std::string& text, const std::string& source_name) {
+  int depth = 0;
+  size_t line = 1;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (in_string) {
+      if (ch == '\\')
+        ++i;
+      else if (ch == '"')
+        in_string = false;
+      continue;
+    }
+    if (ch == '"')
+      in_string = true;
+    else if (ch == '\n')
+      ++line;
+    else if (ch == '[' || ch == '{') {
+      if (++depth > kMaxJsonDepth)
+        throw InputError(source_name + ": not accepted: arrays and objects nest deeper than " +
+                         std::to_string(kMaxJsonDepth) + " levels (line " + std::to_string(line) +
+                         ")");
+    } else if (ch == ']' || ch == '}') {
+      --depth;
+    }
+  }
+}
+}  // namespace
+
 Json parse_json_text(const std::string& text, const std::string& source_name) {
+  check_json_depth(text, source_name);
   try {
     return Json::parse(text);
   } catch (const Json::exception& e) {  // parse_error, or out_of_range for 1e999
@@ -46,6 +79,10 @@ JsonField JsonField::at(const char* key) const {
 JsonField JsonField::at(size_t index) const {
   expect_array();
   return JsonField((*value_)[index], file_, path_ + "[" + std::to_string(index) + "]");
+}
+
+JsonField JsonField::named(const std::string& name) const {
+  return JsonField(*value_, file_, path_ + " " + quoted_name(name));
 }
 
 size_t JsonField::size() const { return value_->size(); }

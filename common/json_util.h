@@ -10,7 +10,12 @@ namespace placeto {
 
 using Json = nlohmann::json;
 
-// Parses a file; a missing, unreadable, non-JSON or truncated file throws InputError.
+// Deeper nesting is refused before parsing (the parser and the code that walks a document
+// recurse once per level).
+constexpr int kMaxJsonDepth = 64;
+
+// Parses a file; a missing, unreadable, non-JSON, truncated or too deeply nested file throws
+// InputError.
 Json parse_json_file(const std::string& path);
 Json parse_json_text(const std::string& text, const std::string& source_name);
 
@@ -27,6 +32,8 @@ class JsonField {
   bool has(const char* key) const;
   JsonField at(const char* key) const;  // throws when missing
   JsonField at(size_t index) const;
+  // The same value, its path labelled with a user-facing name: nodes[3] "conv1".
+  JsonField named(const std::string& name) const;
   size_t size() const;
 
   void expect_object() const;

@@ -1,15 +1,86 @@
 #include "common/yaml_util.h"
 
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "common/error.h"
 #include "common/files.h"
 
 namespace placeto {
 
+namespace {
+// yaml-cpp recurses once per level of nesting (it stops at 2000, deeper than a stack under
+// the sanitizers can take); our files nest a few levels.  Flow collections ("[[[[...") are
+// counted here, outside quotes and comments; block nesting is counted on the parsed tree.
+void check_yaml_flow_depth(const std::string& text, const std::string& source) {
+  int depth = 0;
+  size_t line = 1;
+  char quote = 0;
+  bool comment = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (ch == '\n') {
+      ++line;
+      comment = false;
+      continue;
+    }
+    if (comment) continue;
+    if (quote) {
+      if (quote == '"' && ch == '\\')
+        ++i;
+      else if (ch == quote)
+        quote = 0;
+      continue;
+    }
+    if (ch == '#' && (i == 0 || text[i - 1] == ' ' || text[i - 1] == '\t'))
+      comment = true;
+    else if (ch == '"' || ch == '\'')
+      quote = ch;
+    else if (ch == '[' || ch == '{') {
+      if (++depth > kMaxYamlDepth)
+        throw InputError(source + ": not accepted: collections nest deeper than " +
+                         std::to_string(kMaxYamlDepth) + " levels (line " + std::to_string(line) +
+                         ")");
+    } else if ((ch == ']' || ch == '}') && depth > 0) {
+      --depth;
+    }
+  }
+}
+
+// Iterative, so that it cannot itself overflow; aliases are followed at most kMaxYamlNodes
+// times in all, which stops an alias bomb (each level referring to the one below many times).
+void check_yaml_tree(const YAML::Node& root, const std::string& source) {
+  std::vector<std::pair<YAML::Node, int>> stack{{root, 0}};
+  size_t visited = 0;
+  while (!stack.empty()) {
+    auto [node, depth] = stack.back();
+    stack.pop_back();
+    if (++visited > kMaxYamlNodes)
+      throw InputError(source + ": not accepted: more than " + std::to_string(kMaxYamlNodes) +
+                       " values once aliases are expanded (an alias bomb?)");
+    if (depth > kMaxYamlDepth)
+      throw InputError(source + ": not accepted: collections nest deeper than " +
+                       std::to_string(kMaxYamlDepth) + " levels (line " +
+                       std::to_string(node.Mark().line + 1) + ")");
+    if (node.IsSequence()) {
+      for (const auto& child : node) stack.emplace_back(child, depth + 1);
+    } else if (node.IsMap()) {
+      for (const auto& kv : node) {
+        stack.emplace_back(kv.first, depth + 1);
+        stack.emplace_back(kv.second, depth + 1);
+      }
+    }
+  }
+}
+}  // namespace
+
 YAML::Node parse_yaml_text(const std::string& text, const std::string& source) {
+  check_yaml_flow_depth(text, source);
   try {
-    return YAML::Load(text);
+    YAML::Node root = YAML::Load(text);
+    check_yaml_tree(root, source);
+    return root;
   } catch (const YAML::Exception& e) {
     throw InputError(source + ": not valid YAML (line " + std::to_string(e.mark.line + 1) +
                      ", column " + std::to_string(e.mark.column + 1) + ": " + e.msg + ")");

@@ -10,7 +10,13 @@
 
 namespace placeto {
 
-// Parses a YAML file; unreadable or malformed files throw InputError naming the file/line.
+// Limits on what a configuration file may be: nesting depth, and values counted with aliases
+// expanded.
+constexpr int kMaxYamlDepth = 64;
+constexpr size_t kMaxYamlNodes = 1000000;
+
+// Parses a YAML file; unreadable, malformed, too deeply nested or alias-bomb files throw
+// InputError naming the file (and the line where there is one).
 YAML::Node load_yaml_file(const std::string& path);
 YAML::Node parse_yaml_text(const std::string& text, const std::string& source);
 

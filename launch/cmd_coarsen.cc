@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "common/error.h"
+#include "common/files.h"
 #include "common/json_util.h"
 #include "launch/commands.h"
 #include "sim/coarse_map.h"
@@ -18,6 +19,10 @@ struct CoarsenArgs {
 };
 
 void run_coarsen(const CoarsenArgs& a) {
+  if (!a.fine_out.empty())
+    check_output_path(a.fine_out, {a.graph, a.map, a.placement}, "--fine-out");
+  if (!a.out.empty()) check_output_path(a.out, {a.graph, a.placement}, "--out");
+  if (!a.map.empty() && a.placement.empty()) check_output_path(a.map, {a.graph}, "--map");
   Graph g = load_graph(a.graph);
   CoarseGraph c;
   if (!a.placement.empty()) {

@@ -148,6 +148,7 @@ bool better(const PlacementEvaluation& a, const PlacementEvaluation& b) {
 }
 
 void run_compare(const CompareArgs& a) {
+  check_output_path(a.out, {a.placer.cluster});
   const std::vector<std::string> methods = parse_methods(a.methods);
   const std::vector<std::string> files = list_graph_files(a.graphs);
   const Cluster c = cluster_from_cli(a.placer);

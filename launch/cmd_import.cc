@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "common/error.h"
+#include "common/files.h"
 #include "common/json_util.h"
 #include "launch/commands.h"
 #include "sim/coarse_map.h"
@@ -25,6 +26,7 @@ struct ImportArgs {
 void run_import(ImportArgs a) {
   if (a.groups == 0 && (!a.fine_out.empty() || !a.map.empty()))
     throw InputError("--fine-out and --map are written only with --groups K");
+  check_output_path(a.out, {a.model});
   ImportResult r = import_onnx(a.model, a.options);
   Json out;
   if (a.groups > 0) {
@@ -34,6 +36,8 @@ void run_import(ImportArgs a) {
       throw InputError("--out, --fine-out and --map must be different files");
     CoarseGraph c = coarsen(r.graph, a.groups);
     const std::vector<OpOrigin> origins = op_origins(r.ops);
+    check_output_path(a.fine_out, {a.model}, "--fine-out");
+    check_output_path(a.map, {a.model}, "--map");
     save_graph(r.graph, a.fine_out);
     save_coarse_map(r.graph, c, a.map, &origins);
     save_graph(c.graph, a.out);  // last: its presence means the three files agree

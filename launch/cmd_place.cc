@@ -36,6 +36,7 @@ Ungrouping load_ungrouping(PlaceArgs& a, const Graph& coarse) {
   if (a.map.empty()) a.map = companion_path(a.graph, "map");
   if (a.fine_out.empty()) a.fine_out = companion_path(a.out, "fine");
   if (a.fine_out == a.out) throw InputError("--fine-out must differ from --out");
+  check_output_path(a.fine_out, {a.graph, a.ungroup, a.map, a.initial, a.out}, "--fine-out");
   Ungrouping u;
   u.fine = load_graph(a.ungroup);
   u.map = read_coarse_map(a.map, u.fine);
@@ -68,6 +69,7 @@ void run_place(PlaceArgs a) {
     throw InputError("--checkpoint is only used by --method policy");
   if (a.ungroup.empty() && (!a.map.empty() || !a.fine_out.empty()))
     throw InputError("--map and --fine-out are only used with --ungroup ORIGINAL.json");
+  check_output_path(a.out, {a.graph, a.ungroup, a.map, a.initial, a.checkpoint, a.placer.cluster});
   const Graph g = load_graph(a.graph);
   const Cluster c = cluster_from_cli(a.placer);
   std::unique_ptr<Ungrouping> ungrouping;

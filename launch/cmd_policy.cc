@@ -52,6 +52,7 @@ struct Row {
 };
 
 void run_eval(const EvalArgs& a) {
+  check_output_path(a.out, {a.checkpoint, a.cluster});
   torch::set_num_threads(1);
   LoadedPolicy policy = load_policy(a.checkpoint);
   Cluster cluster;

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "common/error.h"
+#include "common/files.h"
 #include "common/json_util.h"
 #include "launch/commands.h"
 #include "sim/cluster.h"
@@ -21,6 +22,7 @@ struct SimArgs {
 };
 
 void run_sim(const SimArgs& a) {
+  if (!a.trace.empty()) check_output_path(a.trace, {a.graph, a.placement, a.cluster}, "--trace");
   Graph g = load_graph(a.graph);
   Placement p = load_placement(a.placement, g);
   Cluster c;

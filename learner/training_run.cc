@@ -124,19 +124,8 @@ int run_training(const RunOptions& options, Collective& coll) {
                      "directory of graphs; set it in the file or as family_dir=DIR)");
   const std::string run_dir = options.run_dir;
   const std::string ckpt_dir = run_dir + "/checkpoints";
-  if (rank == 0) {
-    make_directories(run_dir + "/logs");
-    make_directories(ckpt_dir);
-  }
-  std::vector<double> sync = coll.all_gather({0.0});  // directories exist before anyone logs
-  (void)sync;
-  LogOptions lo;
-  lo.rank = rank;
-  lo.level = cfg.log_level;
-  lo.file = run_dir + "/logs/rank_" + std::to_string(rank) + ".log";
-  init_logging(lo);
-  spdlog::info("rank {} of {}: pid {}", rank, coll.size(), static_cast<long>(::getpid()));
-
+  // Every input is read and checked before the run directory is touched: a refused config,
+  // family or cluster leaves nothing behind.
   const std::string config_yaml = train_config_to_yaml(cfg);
   std::vector<NamedGraph> train = load_graph_split(cfg.family_dir, "train");
   Cluster cluster = cfg.cluster.empty() ? default_cluster(cfg.devices) : load_cluster(cfg.cluster);
@@ -144,6 +133,32 @@ int run_training(const RunOptions& options, Collective& coll) {
     throw InputError(options.config_path + ": devices: " + std::to_string(cfg.devices) +
                      " but the cluster " + cfg.cluster + " has " +
                      std::to_string(cluster.num_devices()));
+  // Rank 0 holds the run directory's lock for the whole run: a second trainer started on the
+  // same directory is refused, on every rank, before it writes anything.
+  std::unique_ptr<FileLock> lock;
+  std::string lock_error;
+  if (rank == 0) {
+    try {
+      make_directories(run_dir);
+      lock = std::make_unique<FileLock>(run_dir + "/run.lock", "the run directory");
+      make_directories(run_dir + "/logs");
+      make_directories(ckpt_dir);
+    } catch (const Error& e) {
+      lock_error = e.what();
+    }
+  }
+  // The directories exist (or rank 0 failed) before anyone logs.
+  std::vector<double> sync = coll.all_gather({lock_error.empty() ? 0.0 : 1.0});
+  if (!lock_error.empty()) throw InputError(lock_error);
+  if (sync[0] != 0.0)
+    throw InputError(run_dir + ": rank 0 could not take the run directory (see its message)");
+  LogOptions lo;
+  lo.rank = rank;
+  lo.level = cfg.log_level;
+  lo.file = run_dir + "/logs/rank_" + std::to_string(rank) + ".log";
+  init_logging(lo);
+  spdlog::info("rank {} of {}: pid {}", rank, coll.size(), static_cast<long>(::getpid()));
+
   Trainer trainer(cfg, train, cluster, coll);
   ParamLayout layout = param_layout(trainer.policy());
 

@@ -15,21 +15,32 @@ NodeId Graph::find(const std::string& node_name) const {
 
 NodeId GraphBuilder::add_node(const std::string& name, const std::string& op, double cost_us,
                               std::vector<int64_t> out_bytes, int64_t param_bytes) {
-  const std::string field = "node '" + name + "'";
+  const std::string field = "node " + quoted_name(name);
   if (name.empty()) throw_input_error(source_, "nodes", "a node has an empty name");
-  if (!std::isfinite(cost_us) || cost_us < 0)
+  if (!std::isfinite(cost_us) || cost_us < 0 || cost_us > kMaxOpCostUs)
     throw_input_error(source_, field + ".cost_us",
-                      "must be a finite number >= 0, got " + std::to_string(cost_us));
+                      "must be a finite number in [0, 1e12], got " + std::to_string(cost_us));
   for (size_t i = 0; i < out_bytes.size(); ++i)
-    if (out_bytes[i] < 0)
+    if (out_bytes[i] < 0 || out_bytes[i] > kMaxTensorBytes)
       throw_input_error(source_, field + ".out_bytes[" + std::to_string(i) + "]",
-                        "must be >= 0, got " + std::to_string(out_bytes[i]));
-  if (param_bytes < 0)
+                        "must be in [0, 2^50], got " + std::to_string(out_bytes[i]));
+  if (param_bytes < 0 || param_bytes > kMaxTensorBytes)
     throw_input_error(source_, field + ".param_bytes",
-                      "must be >= 0, got " + std::to_string(param_bytes));
+                      "must be in [0, 2^50], got " + std::to_string(param_bytes));
+  // Each term is at most 2^50, so the running total cannot overflow before it passes 2^62.
+  total_bytes_ += param_bytes;
+  for (int64_t b : out_bytes) {
+    total_bytes_ += b;
+    if (total_bytes_ > kMaxGraphBytes)
+      throw_input_error(source_, field + ".out_bytes",
+                        "the graph's tensors and parameters add up to more than 2^62 bytes");
+  }
+  if (total_bytes_ > kMaxGraphBytes)
+    throw_input_error(source_, field + ".param_bytes",
+                      "the graph's tensors and parameters add up to more than 2^62 bytes");
   NodeId id = static_cast<NodeId>(g_.node_names_.size());
   if (!g_.index_.emplace(name, id).second)
-    throw_input_error(source_, field, "duplicate node name '" + name + "'");
+    throw_input_error(source_, field, "duplicate node name " + quoted_name(name));
   g_.node_names_.push_back(name);
   g_.op_types_.push_back(op);
   g_.cost_us_.push_back(cost_us);
@@ -40,29 +51,33 @@ NodeId GraphBuilder::add_node(const std::string& name, const std::string& op, do
 
 EdgeId GraphBuilder::add_edge(const std::string& src, const std::string& dst, int out,
                               const std::string& field) {
-  const std::string where = field.empty() ? "edge " + src + "->" + dst : field;
+  const std::string where =
+      field.empty() ? "edge " + quoted_name(src) + " -> " + quoted_name(dst) : field;
   NodeId s = g_.find(src);
-  if (s < 0) throw_input_error(source_, where + ".src", "unknown node '" + src + "'");
+  if (s < 0) throw_input_error(source_, where + ".src", "unknown node " + quoted_name(src));
   NodeId d = g_.find(dst);
-  if (d < 0) throw_input_error(source_, where + ".dst", "unknown node '" + dst + "'");
+  if (d < 0) throw_input_error(source_, where + ".dst", "unknown node " + quoted_name(dst));
   return add_edge(s, d, out, where);
 }
 
 EdgeId GraphBuilder::add_edge(NodeId s, NodeId d, int out, const std::string& field) {
   const int n = num_nodes();
   PLACETO_CHECK(s >= 0 && s < n && d >= 0 && d < n);
-  const std::string where =
-      field.empty() ? "edge " + g_.node_names_[s] + "->" + g_.node_names_[d] : field;
+  const std::string where = field.empty() ? "edge " + quoted_name(g_.node_names_[s]) + " -> " +
+                                                quoted_name(g_.node_names_[d])
+                                          : field;
   if (out < 0)
     throw_input_error(source_, where + ".out", "must be >= 0, got " + std::to_string(out));
   if (s == d)
-    throw_input_error(source_, where,
-                      "self-loop on op '" + g_.node_names_[s] + "' (the graph must be acyclic)");
+    throw_input_error(
+        source_, where,
+        "self-loop on op " + quoted_name(g_.node_names_[s]) + " (the graph must be acyclic)");
   uint64_t key = (static_cast<uint64_t>(s) << 32) | static_cast<uint32_t>(d);
   EdgeId id = static_cast<EdgeId>(g_.edge_src_.size());
   if (!edge_index_.emplace(key, id).second)
     throw_input_error(source_, where,
-                      "duplicate edge " + g_.node_names_[s] + " -> " + g_.node_names_[d]);
+                      "duplicate edge " + quoted_name(g_.node_names_[s]) + " -> " +
+                          quoted_name(g_.node_names_[d]));
   g_.edge_src_.push_back(s);
   g_.edge_dst_.push_back(d);
   g_.edge_out_.push_back(out);
@@ -134,7 +149,7 @@ Graph GraphBuilder::build() {
       }
     }
     throw_input_error(source_, "edges",
-                      "the graph has a cycle through op '" + g.node_names_[v] + "'");
+                      "the graph has a cycle through op " + quoted_name(g.node_names_[v]));
   }
   // Byte-order ranks of names.
   std::vector<NodeId> by_name(n);
@@ -171,7 +186,7 @@ void validate_placement(const Graph& g, const Placement& p, const std::string& s
                           std::to_string(g.num_nodes()) + " ops");
   for (int v = 0; v < g.num_nodes(); ++v)
     if (p.device[v] < 0 || p.device[v] >= p.num_devices)
-      throw_input_error(source, "placement." + g.node_name(v),
+      throw_input_error(source, "placement." + quoted_name(g.node_name(v)),
                         "device " + std::to_string(p.device[v]) + " is out of range [0, " +
                             std::to_string(p.num_devices) + ")");
 }

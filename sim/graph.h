@@ -86,9 +86,18 @@ class Graph {
   double critical_path_us_ = 0;
 };
 
+// Limits that keep every sum the simulator forms finite and exact (int64 bytes, double
+// microseconds), whatever a file says: an op of more than 10^12 us (11.6 days) or a tensor of
+// more than 2^50 bytes (1 PiB) is a units mistake, not a model.
+constexpr double kMaxOpCostUs = 1e12;
+constexpr int64_t kMaxTensorBytes = int64_t{1} << 50;
+// Over the whole graph: outputs plus parameters, so that per-device sums cannot overflow.
+constexpr int64_t kMaxGraphBytes = int64_t{1} << 62;
+
 // Builds and validates a Graph.  `source` (usually a file name) prefixes every error.
 // Errors (InputError): duplicate node names, unknown endpoints, duplicate (src, dst) edges,
-// cycles (an op on the cycle is named), negative or non-finite costs, negative sizes.
+// cycles (an op on the cycle is named), negative or non-finite costs, negative sizes, and
+// costs or sizes past the limits above.
 class GraphBuilder {
  public:
   explicit GraphBuilder(std::string source = "graph") : source_(std::move(source)) {}
@@ -111,6 +120,7 @@ class GraphBuilder {
   Graph g_;
   std::vector<std::vector<int64_t>> outs_;
   std::unordered_map<uint64_t, EdgeId> edge_index_;
+  int64_t total_bytes_ = 0;
 };
 
 // A device for every op.  `device[v]` is in [0, num_devices).

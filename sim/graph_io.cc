@@ -4,6 +4,13 @@
 #include "common/files.h"
 
 namespace placeto {
+namespace {
+int64_t read_bytes(const JsonField& f) {
+  const int64_t b = f.as_nonnegative_int();
+  if (b > kMaxTensorBytes) f.fail("must be <= 2^50 bytes (1 PiB), got " + std::to_string(b));
+  return b;
+}
+}  // namespace
 
 Graph graph_from_json(const Json& doc, const std::string& source) {
   JsonField root(doc, source, "");
@@ -25,19 +32,23 @@ Graph graph_from_json(const Json& doc, const std::string& source) {
   JsonField nodes = root.at("nodes");
   nodes.expect_array();
   for (size_t i = 0; i < nodes.size(); ++i) {
-    JsonField node = nodes.at(i);
-    node.expect_object();
-    std::string name = node.at("name").as_string();
+    JsonField unnamed = nodes.at(i);
+    unnamed.expect_object();
+    const std::string name = unnamed.at("name").as_string();
+    const JsonField node = unnamed.named(name);  // errors below read nodes[i] "name".field
     std::string op = node.has("op") ? node.at("op").as_string() : std::string();
     double cost = node.at("cost_us").as_nonnegative_number();
+    if (cost > kMaxOpCostUs)
+      node.at("cost_us").fail("must be <= 1e12 us (11.6 days; a units mistake?), got " +
+                              node.at("cost_us").value().dump());
     std::vector<int64_t> outs;
     if (node.has("out_bytes")) {
       JsonField ob = node.at("out_bytes");
       ob.expect_array();
-      for (size_t k = 0; k < ob.size(); ++k) outs.push_back(ob.at(k).as_nonnegative_int());
+      for (size_t k = 0; k < ob.size(); ++k) outs.push_back(read_bytes(ob.at(k)));
     }
-    int64_t params = node.has("param_bytes") ? node.at("param_bytes").as_nonnegative_int() : 0;
-    if (builder.find(name) >= 0) node.at("name").fail("duplicate node name '" + name + "'");
+    int64_t params = node.has("param_bytes") ? read_bytes(node.at("param_bytes")) : 0;
+    if (builder.find(name) >= 0) node.at("name").fail("duplicate node name " + quoted_name(name));
     builder.add_node(name, op, cost, std::move(outs), params);
   }
   if (root.has("edges")) {
@@ -51,7 +62,8 @@ Graph graph_from_json(const Json& doc, const std::string& source) {
       int64_t out = edge.has("out") ? edge.at("out").as_nonnegative_int() : 0;
       if (out > (1 << 30)) edge.at("out").fail("output index too large: " + std::to_string(out));
       builder.add_edge(src, dst, static_cast<int>(out),
-                       "edges[" + std::to_string(i) + "] (" + src + " -> " + dst + ")");
+                       "edges[" + std::to_string(i) + "] (" + printable_name(src) + " -> " +
+                           printable_name(dst) + ")");
     }
   }
   return builder.build();
@@ -102,9 +114,11 @@ Placement placement_from_json(const Json& doc, const Graph& g, const std::string
   JsonField map = root.at("placement");
   map.expect_object();
   for (auto it = map.value().begin(); it != map.value().end(); ++it) {
-    JsonField entry(it.value(), source, "placement." + it.key());
+    JsonField entry(it.value(), source, "placement." + quoted_name(it.key()));
     NodeId v = g.find(it.key());
-    if (v < 0) entry.fail("no op named '" + it.key() + "' in graph '" + g.name() + "'");
+    if (v < 0)
+      entry.fail("no op of that name in graph " + quoted_name(g.name()) +
+                 " (is the placement for another graph?)");
     int64_t dev = entry.as_int();
     if (dev < 0 || dev >= d)
       entry.fail("device " + std::to_string(dev) + " is out of range [0, " + std::to_string(d) +
@@ -113,7 +127,7 @@ Placement placement_from_json(const Json& doc, const Graph& g, const std::string
   }
   for (NodeId v = 0; v < g.num_nodes(); ++v)
     if (p.device[v] < 0)
-      throw_input_error(source, "placement." + g.node_name(v), "op is not placed");
+      throw_input_error(source, "placement." + quoted_name(g.node_name(v)), "op is not placed");
   return p;
 }
 

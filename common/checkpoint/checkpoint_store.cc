@@ -122,10 +122,12 @@ std::optional<CheckpointData> CheckpointStore::load_latest(std::string* path_out
   if (file_exists(latest_path)) {
     std::string text = read_file(latest_path);
     while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
-    if (!parse_checkpoint_name(text, &target)) {
-      spdlog::warn("{}: malformed pointer \"{}\"; using the newest checkpoint", latest_path, text);
-      target = -1;
-    }
+    // LATEST is only ever written as "ckpt_<step>.h5" (atomically); anything else, and above
+    // all a path to elsewhere, is refused rather than followed or silently replaced.
+    if (!parse_checkpoint_name(text, &target))
+      throw InputError(latest_path + ": names " + quoted_name(text) +
+                       ", which is not a checkpoint of this directory (expected ckpt_<step>.h5); "
+                       "remove LATEST to resume from the newest intact checkpoint");
   } else if (!all.empty()) {
     spdlog::warn("{}: missing; using the newest checkpoint", latest_path);
   }

@@ -1,6 +1,7 @@
 #include "sim/families/family.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "common/error.h"
 #include "common/files.h"
@@ -193,9 +194,22 @@ FamilyManifest load_family_manifest(const std::string& dir_or_file) {
 
 std::vector<std::string> manifest_paths(const std::string& dir_or_file,
                                         const std::vector<std::string>& files) {
-  const std::string dir = parent_directory(manifest_file(dir_or_file));
+  namespace fs = std::filesystem;
+  const std::string manifest = manifest_file(dir_or_file);
+  const std::string dir = parent_directory(manifest);
+  std::error_code ec;
+  const fs::path root = fs::weakly_canonical(dir, ec);
   std::vector<std::string> out;
-  for (const auto& f : files) out.push_back(dir + "/" + f);
+  for (const auto& f : files) {
+    // read_names() refused "..", absolute paths and empty names; a symbolic link inside the
+    // folder that leads out of it is refused here.
+    const fs::path real = fs::weakly_canonical(fs::path(dir) / f, ec);
+    const auto rel = real.lexically_relative(root);
+    if (ec || rel.empty() || *rel.begin() == "..")
+      throw InputError(manifest + ": " + quoted_name(f) + " resolves to " + real.string() +
+                       ", outside the family's directory " + root.string());
+    out.push_back(dir + "/" + f);
+  }
   return out;
 }
 

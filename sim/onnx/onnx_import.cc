@@ -1,5 +1,6 @@
 #include "sim/onnx/onnx_import.h"
 
+#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 #include <spdlog/spdlog.h>
@@ -95,6 +96,17 @@ class Importer {
                                " (supported: " + std::to_string(kMinOnnxOpset) + ".." +
                                std::to_string(kMaxOnnxOpset) + "); re-export with opset 13");
     if (model.graph().node_size() == 0) fail("graph", "the graph has no nodes");
+    // An op of the standard domain that ONNX does not define is a broken model (onnx.checker
+    // refuses it too), not a custom op: custom ops live in their own domain and get the
+    // fallback cost.
+    for (int i = 0; i < model.graph().node_size(); ++i) {
+      const auto& node = model.graph().node(i);
+      if (!node.domain().empty() && node.domain() != "ai.onnx") continue;
+      if (onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(opset), "") == nullptr)
+        fail("graph.node[" + std::to_string(i) + "] " + quoted_name(node.name()),
+             "op type " + quoted_name(node.op_type()) + " is not an ONNX operator at opset " +
+                 std::to_string(opset) + " (a custom op needs its own domain)");
+    }
   }
 
   // Symbolic dimensions (dynamic axes) become 1 so that inference yields sizes; --batch scales.
@@ -230,6 +242,13 @@ class Importer {
     if (data.empty()) fail("graph.input", "the model has no data input");
     for (const std::string& name : data) {
       Tensor& t = tensors_[name];
+      // A dimension of 0 (not a symbolic one) makes every cost downstream 0: a broken export.
+      if (t.info.known)
+        for (int64_t dim : t.info.shape)
+          if (dim == 0)
+            fail("graph.input " + quoted_name(name),
+                 "has a zero-size dimension; the cost model needs the real input shape "
+                 "(re-export with a real example input)");
       t.kind = Kind::kData;
       t.producer = add_op(unique_name(name), "Input");
       ops_.nodes[t.producer].origin = OpOrigin{OpRole::kInput, name, -1};

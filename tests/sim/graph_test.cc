@@ -50,21 +50,21 @@ TEST(GraphIo, RoundTripsThroughJson) {
 
 TEST(GraphIo, RejectsBadInputWithClearMessages) {
   EXPECT_EQ(error_of(R"({"nodes":[{"name":"a","cost_us":1}],"edges":[{"src":"a","dst":"zz"}]})"),
-            "g.json: edges[0] (a -> zz).dst: unknown node 'zz'");
+            "g.json: edges[0] (a -> zz).dst: unknown node \"zz\"");
   EXPECT_EQ(error_of(R"({"nodes":[{"name":"a","cost_us":1},{"name":"a","cost_us":2}]})"),
-            "g.json: nodes[1].name: duplicate node name 'a'");
+            "g.json: nodes[1] \"a\".name: duplicate node name \"a\"");
   EXPECT_EQ(error_of(R"({"nodes":[{"name":"a","cost_us":1},{"name":"b","cost_us":1}],
       "edges":[{"src":"a","dst":"b"},{"src":"a","dst":"b","out":1}]})"),
-            "g.json: edges[1] (a -> b): duplicate edge a -> b");
+            "g.json: edges[1] (a -> b): duplicate edge \"a\" -> \"b\"");
   EXPECT_EQ(error_of(R"({"nodes":[{"name":"a","cost_us":1},{"name":"b","cost_us":1}],
       "edges":[{"src":"a","dst":"b"},{"src":"b","dst":"a"}]})"),
-            "g.json: edges: the graph has a cycle through op 'a'");
+            "g.json: edges: the graph has a cycle through op \"a\"");
   EXPECT_EQ(error_of(R"({"nodes":[{"name":"a","cost_us":-1}]})"),
-            "g.json: nodes[0].cost_us: must be >= 0, got -1");
+            "g.json: nodes[0] \"a\".cost_us: must be >= 0, got -1");
   EXPECT_EQ(error_of(R"({"nodes":[{"name":"a","cost_us":1,"out_bytes":[-5]}]})"),
-            "g.json: nodes[0].out_bytes[0]: must be >= 0, got -5");
+            "g.json: nodes[0] \"a\".out_bytes[0]: must be >= 0, got -5");
   EXPECT_EQ(error_of(R"({"nodes":[{"name":"a","cost_us":"1"}]})"),
-            "g.json: nodes[0].cost_us: expected a number, got string \"1\"");
+            "g.json: nodes[0] \"a\".cost_us: expected a number, got string \"1\"");
   EXPECT_EQ(error_of(R"({"nodes":{"a":1}})"),
             "g.json: nodes: expected an array, got object {\"a\":1}");
   EXPECT_EQ(error_of(R"({"version":2,"nodes":[]})"),
@@ -72,7 +72,48 @@ TEST(GraphIo, RejectsBadInputWithClearMessages) {
   EXPECT_EQ(error_of(R"({"edges":[]})"), "g.json: nodes: required field is missing");
   EXPECT_EQ(error_of(R"([1,2])"), "g.json: (document): expected an object, got array [1,2]");
   EXPECT_EQ(error_of(R"({"nodes":[{"name":"a","cost_us":1}],"edges":[{"src":"a","dst":"a"}]})"),
-            "g.json: edges[0] (a -> a): self-loop on op 'a' (the graph must be acyclic)");
+            "g.json: edges[0] (a -> a): self-loop on op \"a\" (the graph must be acyclic)");
+}
+
+TEST(GraphIo, NamesTheNodeAndBoundsEverySum) {
+  // The node's name is in the path, escaped so that the message stays on one line.
+  EXPECT_EQ(error_of(R"({"nodes":[{"name":"neg_op","cost_us":-5}]})"),
+            "g.json: nodes[0] \"neg_op\".cost_us: must be >= 0, got -5");
+  EXPECT_EQ(error_of("{\"nodes\":[{\"name\":\"q\\\"x\\ny\",\"cost_us\":-1}]}"),
+            "g.json: nodes[0] \"q\\\"x\\ny\".cost_us: must be >= 0, got -1");
+  // Finite numbers whose sums would overflow are refused one by one.
+  EXPECT_EQ(error_of(R"({"nodes":[{"name":"a","cost_us":1e308}]})"),
+            "g.json: nodes[0] \"a\".cost_us: must be <= 1e12 us (11.6 days; a units mistake?), "
+            "got 1e+308");
+  EXPECT_EQ(error_of(R"({"nodes":[{"name":"a","cost_us":1,"param_bytes":1125899906842625}]})"),
+            "g.json: nodes[0] \"a\".param_bytes: must be <= 2^50 bytes (1 PiB), got "
+            "1125899906842625");
+  // The builder's own limit on the whole graph (2^62 bytes), reached with 2^50-byte tensors.
+  GraphBuilder b("big");
+  std::vector<int64_t> outs(1024, kMaxTensorBytes);
+  b.add_node("a", "", 1, outs);
+  b.add_node("b", "", 1, outs);
+  b.add_node("c", "", 1, outs);
+  b.add_node("d", "", 1, std::vector<int64_t>(1023, kMaxTensorBytes));
+  try {
+    b.add_node("e", "", 1, {kMaxTensorBytes, kMaxTensorBytes});
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("more than 2^62 bytes"), std::string::npos) << e.what();
+  }
+}
+
+TEST(GraphIo, DeepNestingIsRefusedBeforeParsing) {
+  const std::string deep = std::string(200000, '[') + std::string(200000, ']');
+  try {
+    parse_json_text(deep, "deep.json");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "deep.json: not accepted: arrays and objects nest deeper than 64 levels (line 1)");
+  }
+  // Brackets inside strings do not count.
+  EXPECT_NO_THROW(parse_json_text("[\"" + std::string(1000, '[') + "\"]", "s.json"));
 }
 
 TEST(GraphIo, OverflowingNumbersAreRejected) {
@@ -99,11 +140,13 @@ TEST(PlacementIo, ValidatesEveryOp) {
     }
     return "(no error)";
   };
-  EXPECT_EQ(err(R"({"devices":2,"placement":{"a":1}})"), "p.json: placement.b: op is not placed");
+  EXPECT_EQ(err(R"({"devices":2,"placement":{"a":1}})"),
+            "p.json: placement.\"b\": op is not placed");
   EXPECT_EQ(err(R"({"devices":2,"placement":{"a":1,"b":2}})"),
-            "p.json: placement.b: device 2 is out of range [0, 2)");
+            "p.json: placement.\"b\": device 2 is out of range [0, 2)");
   EXPECT_EQ(err(R"({"devices":2,"placement":{"a":1,"b":0,"q":0}})"),
-            "p.json: placement.q: no op named 'q' in graph ''");
+            "p.json: placement.\"q\": no op of that name in graph \"\" (is the placement for "
+            "another graph?)");
   EXPECT_EQ(err(R"({"devices":0,"placement":{}})"), "p.json: devices: must be in [1, 4096], got 0");
 }
 
