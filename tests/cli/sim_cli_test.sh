@@ -68,7 +68,7 @@ expect_error() {  # expect_error PATTERN args...
 printf '{"nodes": [' > "$tmp/trunc.json"
 expect_error "trunc.json: not valid JSON" sim --graph "$tmp/trunc.json" --placement "$p"
 echo '{"nodes":[{"name":"a","cost_us":1}],"edges":[{"src":"a","dst":"b"}]}' > "$tmp/unknown.json"
-expect_error "unknown.json: edges\[0\] (a -> b).dst: unknown node 'b'" sim --graph "$tmp/unknown.json" --placement "$p"
+expect_error 'unknown.json: edges\[0\] (a -> b).dst: unknown node "b"' sim --graph "$tmp/unknown.json" --placement "$p"
 expect_error "missing.json: cannot open file" sim --graph "$tmp/missing.json" --placement "$p"
 echo '{"devices": 7, "placement": {}}' > "$tmp/empty_p.json"
 expect_error "empty_p.json: placement" sim --graph "$g" --placement "$tmp/empty_p.json"
