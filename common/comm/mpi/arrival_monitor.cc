@@ -28,7 +28,7 @@ std::string describe_ranks(const std::vector<int>& ranks) {
 }
 
 ArrivalMonitor::ArrivalMonitor(MPI_Comm comm, int rank, int size, double heartbeat_s)
-    : rank_(rank), heartbeat_(heartbeat_s) {
+    : heartbeat_(heartbeat_s) {
   mpi_check(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup(arrivals)");
   mpi_check(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
   if (rank == 0) {

@@ -63,7 +63,6 @@ class ArrivalMonitor {
   void receive_notices();
 
   MPI_Comm comm_ = MPI_COMM_NULL;
-  int rank_ = 0;
   // The ranks this rank watches (receives from) and the ranks that watch it (sends to).
   std::vector<int> watched_;
   std::vector<int> watchers_;
