@@ -7,22 +7,6 @@
 
 namespace placeto {
 
-void validate_policy_config(const PolicyConfig& c, const std::string& source) {
-  if (c.num_devices < 1 || c.num_devices > 1024)
-    throw_input_error(source, "devices",
-                      "must be in [1, 1024], got " + std::to_string(c.num_devices));
-  if (c.hidden < 1 || c.hidden > 4096)
-    throw_input_error(source, "policy.hidden",
-                      "must be in [1, 4096], got " + std::to_string(c.hidden));
-  if (c.message_passing != "radial" && c.message_passing != "sweep" && c.message_passing != "none")
-    throw_input_error(source, "policy.message_passing",
-                      "'" + c.message_passing + "' is not one of radial, sweep, none");
-  if (c.rounds < 0 || c.rounds > 64)
-    throw_input_error(source, "policy.rounds",
-                      "must be in [0, 64], got " + std::to_string(c.rounds));
-  if (c.parallel_k < 0) throw_input_error(source, "policy.parallel_k", "must be >= 0");
-}
-
 GraphTensors make_graph_tensors(const Graph& g, bool with_levels) {
   GraphTensors gt;
   const int n = g.num_nodes();

@@ -35,8 +35,6 @@ struct PolicyConfig {
   FeatureConfig features;
 };
 
-void validate_policy_config(const PolicyConfig& c, const std::string& source);
-
 // Per-graph tensors the policy needs, built once per graph and reused for every step.
 struct GraphTensors {
   int64_t num_nodes = 0;

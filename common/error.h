@@ -1,6 +1,6 @@
 // Errors in Placeto: one typed exception family plus always-on invariant checks.
 //
-// Policy (one per layer, see docs/ARCHITECTURE.md):
+// Policy (one per layer):
 //  * Anything a user or another tool can get wrong -- files, fields, values, MPI/HDF5/NCCL
 //    return codes -- throws placeto::Error (or a subclass) whose message names the file, the
 //    field and the offending value.  Executables catch it at the top, print it and exit 2.

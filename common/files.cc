@@ -5,12 +5,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "common/error.h"
 
@@ -41,10 +44,16 @@ void make_directories(const std::string& path) {
   if (ec) throw SystemError(path + ": cannot create directory: " + ec.message());
 }
 
-FileLock::FileLock(const std::string& path, const std::string& what) {
+FileLock::FileLock(const std::string& path, const std::string& what, double wait_s) {
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd_ < 0) throw SystemError(path + ": cannot open lock file: " + std::strerror(errno));
-  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(std::max(0.0, wait_s));
+  int rc;
+  while ((rc = ::flock(fd_, LOCK_EX | LOCK_NB)) != 0 && errno == EWOULDBLOCK &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  if (rc != 0) {
     const int err = errno;
     std::string holder;
     char buf[256];

@@ -40,11 +40,12 @@ void make_directories(const std::string& path);
 
 // An exclusive advisory lock (flock) on `path`, held while the object lives; the kernel drops
 // it when the process dies, so a killed or preempted holder never leaves a stale lock.  The
-// file records who holds it (pid, host, time).  When another process holds it the constructor
+// file records who holds it (pid, host, time).  When another process still holds it after
+// `wait_s` seconds (a holder that was just killed needs a moment to be reaped) the constructor
 // throws InputError naming `path`, `what` and that holder.
 class FileLock {
  public:
-  FileLock(const std::string& path, const std::string& what);
+  FileLock(const std::string& path, const std::string& what, double wait_s = 0);
   ~FileLock();
   FileLock(const FileLock&) = delete;
   FileLock& operator=(const FileLock&) = delete;

@@ -23,8 +23,6 @@
 
 namespace placeto {
 
-bool have_learning_commands() { return true; }
-
 Placement place_graph_with_policy(const std::string& checkpoint, const Graph& g, const Cluster& c,
                                   int samples, int64_t seed, double* place_ms) {
   torch::set_num_threads(1);

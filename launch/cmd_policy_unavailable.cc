@@ -5,8 +5,6 @@
 
 namespace placeto {
 
-bool have_learning_commands() { return false; }
-
 Placement place_graph_with_policy(const std::string&, const Graph&, const Cluster&, int, int64_t,
                                   double*) {
   throw InputError(

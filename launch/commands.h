@@ -18,7 +18,6 @@ void register_compare_command(CLI::App& app);  // cmd_compare.cc
 void register_import_command(CLI::App& app);
 // train and eval (cmd_policy.cc with LibTorch; nothing without it).
 void register_learning_commands(CLI::App& app);
-bool have_learning_commands();
 // `placeto place --method policy`: the best of `samples` episodes (1 = greedy).
 Placement place_graph_with_policy(const std::string& checkpoint, const Graph& g, const Cluster& c,
                                   int samples, int64_t seed, double* place_ms);

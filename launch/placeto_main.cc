@@ -14,8 +14,12 @@ int main(int argc, char** argv) {
                ", " PLACETO_GIT_REVISION ")"};
   app.require_subcommand(1);
   app.set_version_flag("--version", PLACETO_VERSION " (" PLACETO_GIT_REVISION ")");
-  std::string log_level = "info";
-  app.add_option("--log-level", log_level, "trace, debug, info, warn, error");
+  app.add_option_function<std::string>(
+         "--log-level",
+         [](const std::string& level) { spdlog::set_level(spdlog::level::from_str(level)); },
+         "Messages shown: trace, debug, info (default), warn, error (before the subcommand; "
+         "placeto train takes log_level from its config)")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
   placeto::register_sim_command(app);
   placeto::register_ckpt_info_command(app);
   placeto::register_place_command(app);

@@ -17,8 +17,6 @@ class Collective {
   virtual void all_reduce_mean(float* data, size_t n) = 0;
   // Every rank's vector (all of length n), concatenated in rank order, on every rank.
   virtual std::vector<double> all_gather(const std::vector<double>& local) = 0;
-  // Copies root's buffer to every rank.
-  virtual void broadcast(void* data, size_t bytes, int root) = 0;
   // Seconds spent in all_reduce_mean so far (for metrics).
   virtual double reduce_seconds() const = 0;
 };
@@ -29,7 +27,6 @@ class LocalCollective : public Collective {
   int size() const override { return 1; }
   void all_reduce_mean(float*, size_t) override {}
   std::vector<double> all_gather(const std::vector<double>& local) override { return local; }
-  void broadcast(void*, size_t, int) override {}
   double reduce_seconds() const override { return 0; }
 };
 

@@ -24,9 +24,6 @@ class CommCollective : public Collective {
     comm_.all_gather_bytes(local.data(), local.size() * sizeof(double), out.data());
     return out;
   }
-  void broadcast(void* data, size_t bytes, int root) override {
-    comm_.broadcast(data, bytes, root);
-  }
   double reduce_seconds() const override { return reduce_s_; }
 
  private:

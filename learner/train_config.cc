@@ -170,7 +170,8 @@ TrainConfig parse_train_config(const std::string& yaml_text, const std::string& 
   if (c.comm != "auto" && c.comm != "mpi" && c.comm != "nccl")
     bad("comm", "'" + c.comm + "' is not one of auto, mpi, nccl");
   if (!(c.collective_timeout_s > 0)) bad("collective_timeout_s", "must be > 0");
-  if (c.policy.hidden < 1) bad("policy.hidden", "must be >= 1");
+  if (c.policy.hidden < 1 || c.policy.hidden > 4096)
+    bad("policy.hidden", "must be in [1, 4096], got " + std::to_string(c.policy.hidden));
   if (c.policy.message_passing != "radial" && c.policy.message_passing != "sweep" &&
       c.policy.message_passing != "none")
     bad("policy.message_passing",
@@ -228,12 +229,6 @@ std::string train_config_to_yaml(const TrainConfig& c) {
   out << YAML::Key << "start_seed" << YAML::Value << c.env.start_seed;
   out << YAML::EndMap << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
-}
-
-bool config_key_may_change_on_resume(const std::string& key) {
-  return key == "iterations" || key == "checkpoint_every" || key == "keep_checkpoints" ||
-         key == "eval_every" || key == "eval_samples" || key == "comm" || key == "log_level" ||
-         key == "collective_timeout_s" || key == "family_dir";
 }
 
 }  // namespace placeto

@@ -62,7 +62,4 @@ TrainConfig parse_train_config(const std::string& yaml_text, const std::string& 
                                const std::vector<std::string>& overrides);
 std::string train_config_to_yaml(const TrainConfig& c);
 
-// Keys whose values may differ between a checkpoint and a resumed run.
-bool config_key_may_change_on_resume(const std::string& key);
-
 }  // namespace placeto

@@ -140,7 +140,8 @@ int run_training(const RunOptions& options, Collective& coll) {
   if (rank == 0) {
     try {
       make_directories(run_dir);
-      lock = std::make_unique<FileLock>(run_dir + "/run.lock", "the run directory");
+      // 15 s: the holder of a run that was just killed or preempted may still be exiting.
+      lock = std::make_unique<FileLock>(run_dir + "/run.lock", "the run directory", 15.0);
       make_directories(run_dir + "/logs");
       make_directories(ckpt_dir);
     } catch (const Error& e) {

@@ -203,6 +203,7 @@ if [[ -x $bin/placeto_actor ]]; then
   config_case nan_lr "family_dir: $fam"$'\nlr: .nan\n' "lr" "finite"
   config_case zero_devices "family_dir: $fam"$'\ndevices: 0\n' "devices" "must be in [1, 1024]"
   config_case million_devices "family_dir: $fam"$'\ndevices: 1000000\n' "devices" "must be in [1, 1024]"
+  config_case huge_policy "family_dir: $fam"$'\npolicy: {hidden: 1000000}\n' "policy.hidden" "must be in [1, 4096]"
   config_case empty_family_dir $'family_dir: ""\n' "family_dir" "required"
   config_case unknown_key "family_dir: $fam"$'\nlearning_rate: 0.1\n' "learning_rate" "unknown key"
   config_case deep "$(/usr/bin/python3 -c 'print("policy: " + "{a: " * 100000 + "1" + "}" * 100000)')" "nest deeper than 64"
