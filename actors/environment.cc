@@ -38,6 +38,8 @@ void validate_env_config(const EnvConfig& c, const std::string& source) {
   if (c.memory_penalty_s_per_gb < 0)
     throw_input_error(source, "env.memory_penalty_s_per_gb", "must be >= 0");
   if (!(c.max_mem_gb > 0)) throw_input_error(source, "env.max_mem_gb", "must be > 0");
+  if (c.reward != "step" && c.reward != "incumbent")
+    throw_input_error(source, "env.reward", "'" + c.reward + "' is not one of step, incumbent");
 }
 
 PlacementEnv::PlacementEnv(const Graph& graph, const Cluster& cluster, EnvConfig config)
@@ -102,18 +104,44 @@ void PlacementEnv::reset(std::mt19937_64& rng) {
   step_ = 0;
   start_objective_ = evaluate();
   start_runtime_ = runtime_;
+  start_placement_ = placement_;
+  chosen_.clear();
+  best_step_ = 0;
+  best_objective_ = objective_;
+  best_runtime_ = runtime_;
+  best_memory_ok_ = sim_.last_result().memory_ok;
+}
+
+void PlacementEnv::note_if_best() {
+  const bool ok = sim_.last_result().memory_ok;
+  if ((ok && !best_memory_ok_) || (ok == best_memory_ok_ && objective_ < best_objective_)) {
+    best_objective_ = objective_;
+    best_runtime_ = runtime_;
+    best_memory_ok_ = ok;
+    best_step_ = step_;
+  }
+}
+
+Placement PlacementEnv::best_placement() const {
+  // Rebuilt from the start and the steps (cheaper than copying every improvement).
+  Placement p = start_placement_;
+  for (int t = 0; t < best_step_; ++t) p.device[order_[t]] = chosen_[t];
+  return p;
 }
 
 double PlacementEnv::step(int device) {
   PLACETO_CHECK(!done());
   PLACETO_CHECK(device >= 0 && device < cluster_.num_devices());
-  const double before = objective_;
+  const double before = config_.reward == "incumbent" ? best_objective_ : objective_;
   const NodeId v = order_[step_];
   placement_.device[v] = device;
   visited_[v] += 1;
+  chosen_.push_back(device);
   ++step_;
   const double after = evaluate();
-  const double reward = before - after;
+  note_if_best();
+  double reward = before - after;
+  if (config_.reward == "incumbent") reward = std::max(0.0, reward);
   return config_.normalize_reward ? reward / start_objective_ : reward;
 }
 

@@ -32,7 +32,13 @@ struct EnvConfig {
   double memory_penalty_s_per_gb = 0;  // 0 = off; the reference suggests 2
   double max_mem_gb = 8;
   bool normalize_reward = true;  // divide rewards by the starting runtime
-  uint64_t start_seed = 1234;    // seed of the fixed random start placement
+  // "step": r_t = R_{t-1} - R_t, the runtime the step saved (the reference); a move that a
+  // later step repairs costs its damage now and earns it back later.  "incumbent":
+  // r_t = max(0, best_{t-1} - R_t), only what improves on the best placement seen in the
+  // episode (the start included), so exploratory moves are not punished and the return is
+  // the improvement of the best placement, the one a policy returns.
+  std::string reward = "step";
+  uint64_t start_seed = 1234;  // seed of the fixed random start placement
 };
 
 // Throws InputError naming `source` and the field when a value is not allowed.
@@ -67,6 +73,13 @@ class PlacementEnv {
   // Start time of every op in the latest simulation.
   const std::vector<double>& start_us() const { return sim_.start_us(); }
   double start_runtime_us() const { return start_runtime_; }
+  // The best placement seen in this episode, the start included: placements that fit every
+  // device's memory first, then the lowest objective; the earliest of equals.
+  Placement best_placement() const;
+  double best_objective_us() const { return best_objective_; }
+  double best_runtime_us() const { return best_runtime_; }
+  bool best_memory_ok() const { return best_memory_ok_; }
+  int best_step() const { return best_step_; }  // steps taken when it was reached
   double current_runtime_us() const { return runtime_; }
   // Runtime as used for rewards (seconds-based memory penalty included), microseconds.
   double objective_us() const { return objective_; }
@@ -77,6 +90,7 @@ class PlacementEnv {
 
  private:
   double evaluate();  // simulates the current placement, returns the objective in us
+  void note_if_best();
 
   const Graph& graph_;
   const Cluster& cluster_;
@@ -88,6 +102,11 @@ class PlacementEnv {
   std::vector<int32_t> visited_;
   int step_ = 0;
   double start_runtime_ = 0, runtime_ = 0, objective_ = 0, start_objective_ = 0;
+  Placement start_placement_;    // this episode's start
+  std::vector<int32_t> chosen_;  // the device of each step so far
+  double best_objective_ = 0, best_runtime_ = 0;
+  bool best_memory_ok_ = true;
+  int best_step_ = 0;
 };
 
 }  // namespace placeto

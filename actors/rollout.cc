@@ -105,6 +105,7 @@ std::vector<EpisodeRecord> run_episodes(PolicyNet& policy, const GraphTensors& g
     auto ts = clock::now();
     policy_s += std::chrono::duration<double>(ts - tp).count();
     for (int e = 0; e < k; ++e) {
+      recs[e].moves += envs[e]->placement().device[cp[e]] != actions[e];
       const double r = envs[e]->step(actions[e]);
       recs[e].current.push_back(cp[e]);
       recs[e].actions.push_back(actions[e]);
@@ -118,6 +119,10 @@ std::vector<EpisodeRecord> run_episodes(PolicyNet& policy, const GraphTensors& g
     rec.final_objective_us = envs[e]->objective_us();
     rec.final_memory_ok = envs[e]->last_sim().memory_ok;
     rec.final_placement = envs[e]->placement();
+    rec.best_placement = envs[e]->best_placement();
+    rec.best_runtime_us = envs[e]->best_runtime_us();
+    rec.best_objective_us = envs[e]->best_objective_us();
+    rec.best_memory_ok = envs[e]->best_memory_ok();
     rec.sim_seconds = sim_s / k;  // the episodes shared the time; split it evenly
     rec.policy_seconds = policy_s / k;
   }

@@ -25,7 +25,13 @@ struct EpisodeRecord {
   double final_runtime_us = 0;  // runtime of the final placement
   double final_objective_us = 0;
   bool final_memory_ok = true;  // the final placement fits every device's memory
-  Placement final_placement;
+  Placement final_placement;    // what the actions made (training and imitation tests)
+  // The best placement seen, the start included (PlacementEnv::best_placement): what a
+  // policy returns, so that it never ends worse than it started.
+  Placement best_placement;
+  double best_runtime_us = 0, best_objective_us = 0;
+  bool best_memory_ok = true;
+  int moves = 0;  // steps that put their op on another device than it was on
   double sim_seconds = 0, policy_seconds = 0;  // time split of the episode
   int steps() const { return static_cast<int>(actions.size()); }
   // Return from each step on: sum of later rewards weighted by discount^(distance).

@@ -4,6 +4,7 @@
 
 #include "common/checkpoint/checkpoint_compat.h"
 #include "common/error.h"
+#include "learner/train_config.h"
 
 namespace placeto {
 
@@ -44,6 +45,9 @@ std::vector<float> join_flat(const std::map<std::string, NamedArray>& arrays,
   return flat;
 }
 
+// /schedules/lr: [from iteration, rate there, to iteration] (TrainerState).
+constexpr char kLrSchedule[] = "lr";
+
 ShapeMap shape_map(const ParamLayout& layout) {
   ShapeMap m;
   for (size_t i = 0; i < layout.names.size(); ++i) m[layout.names[i]] = layout.shapes[i];
@@ -75,6 +79,9 @@ CheckpointData trainer_state_to_checkpoint(const TrainerState& s, const ParamLay
     c.baselines[graph + "/lengths"] =
         NamedArray::from_int64s({static_cast<int64_t>(lengths.size())}, lengths);
   }
+  c.schedules[kLrSchedule] =
+      NamedArray::from_doubles({3}, {static_cast<double>(s.lr_from_iteration), s.lr_from_value,
+                                     static_cast<double>(s.lr_to_iteration)});
   for (int r = 0; r < s.world_size; ++r) {
     std::ostringstream os;
     os << Trainer::iteration_engine(seed, r, s.iteration);
@@ -123,6 +130,23 @@ TrainerState trainer_state_from_checkpoint(const CheckpointData& c, const ParamL
   }
   s.baselines = BaselineStore(baseline_window);
   s.baselines.set_history(std::move(hist));
+  auto lr = c.schedules.find(kLrSchedule);
+  if (lr != c.schedules.end()) {
+    const std::vector<double> v = lr->second.to_doubles();
+    if (v.size() != 3 || !(v[0] >= 0) || !(v[2] >= v[0] + 1) || !(v[1] > 0) || v[2] > 9e15)
+      throw InputError(source +
+                       ": /schedules/lr: expected [from iteration, rate, to iteration] "
+                       "with 0 <= from < to and rate > 0");
+    s.lr_from_iteration = static_cast<int64_t>(v[0]);
+    s.lr_from_value = v[1];
+    s.lr_to_iteration = static_cast<int64_t>(v[2]);
+  } else {
+    // Written before the schedule was recorded: the linear schedule of the checkpoint's own
+    // config, from iteration 0.
+    const TrainConfig cfg = parse_train_config(c.config_yaml, source + " (/meta config_yaml)", {});
+    s.lr_from_value = cfg.lr;
+    s.lr_to_iteration = cfg.iterations;
+  }
   return s;
 }
 

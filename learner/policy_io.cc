@@ -62,10 +62,12 @@ PolicyPlacement place_with_net(PolicyNet& net, const TrainConfig& config, const 
   bool best_ok = false;
   bool have = false;
   auto consider = [&](const EpisodeRecord& rec) {
-    const bool ok = rec.final_memory_ok;
-    if (!have || (ok && !best_ok) || (ok == best_ok && rec.final_runtime_us < best.runtime_us)) {
-      best.placement = rec.final_placement;
-      best.runtime_us = rec.final_runtime_us;
+    // Each episode's best placement seen, its start included: a policy never returns a
+    // placement worse than the one it started from.
+    const bool ok = rec.best_memory_ok;
+    if (!have || (ok && !best_ok) || (ok == best_ok && rec.best_runtime_us < best.runtime_us)) {
+      best.placement = rec.best_placement;
+      best.runtime_us = rec.best_runtime_us;
       best_ok = ok;
       have = true;
     }

@@ -22,6 +22,7 @@ const std::vector<std::string> kTopKeys = {"family_dir",
                                            "lr_final",
                                            "grad_clip",
                                            "entropy_beta",
+                                           "baseline",
                                            "baseline_window",
                                            "discount",
                                            "normalize_advantages",
@@ -39,7 +40,8 @@ const std::vector<std::string> kTopKeys = {"family_dir",
 const std::vector<std::string> kPolicyKeys = {
     "hidden", "message_passing", "rounds", "parallel_aggregation", "parallel_k", "with_memory"};
 const std::vector<std::string> kEnvKeys = {
-    "start", "order", "memory_penalty_s_per_gb", "max_mem_gb", "normalize_reward", "start_seed"};
+    "start",      "order", "memory_penalty_s_per_gb", "max_mem_gb", "normalize_reward",
+    "start_seed", "reward"};
 
 void apply_override(YAML::Node root, const std::string& arg) {
   auto eq = arg.find('=');
@@ -110,6 +112,7 @@ TrainConfig parse_train_config(const std::string& yaml_text, const std::string& 
   f.get("lr_final", &c.lr_final);
   f.get("grad_clip", &c.grad_clip);
   f.get("entropy_beta", &c.entropy_beta);
+  f.get("baseline", &c.baseline);
   f.get("baseline_window", &c.baseline_window);
   f.get("discount", &c.discount);
   f.get("normalize_advantages", &c.normalize_advantages);
@@ -137,6 +140,7 @@ TrainConfig parse_train_config(const std::string& yaml_text, const std::string& 
   e.get("memory_penalty_s_per_gb", &c.env.memory_penalty_s_per_gb);
   e.get("max_mem_gb", &c.env.max_mem_gb);
   e.get("normalize_reward", &c.env.normalize_reward);
+  e.get("reward", &c.env.reward);
   if (e.has("start_seed")) c.env.start_seed = static_cast<uint64_t>(e.at("start_seed").as_int());
 
   auto bad = [&](const std::string& key, const std::string& msg) {
@@ -149,6 +153,11 @@ TrainConfig parse_train_config(const std::string& yaml_text, const std::string& 
   if (!(c.lr > 0) || !(c.lr_final > 0)) bad("lr", "lr and lr_final must be > 0");
   if (c.grad_clip < 0) bad("grad_clip", "must be >= 0 (0 = no clipping)");
   if (c.entropy_beta < 0) bad("entropy_beta", "must be >= 0");
+  if (c.baseline != "window" && c.baseline != "leave_one_out")
+    bad("baseline", "'" + c.baseline + "' is not one of window, leave_one_out");
+  if (c.baseline == "leave_one_out" && c.episodes_per_iteration < 2)
+    bad("baseline", "leave_one_out needs episodes_per_iteration >= 2, got " +
+                        std::to_string(c.episodes_per_iteration));
   if (c.baseline_window < 1) bad("baseline_window", "must be >= 1");
   if (!(c.discount > 0 && c.discount <= 1))
     bad("discount", "must be in (0, 1], got " + std::to_string(c.discount));
@@ -200,6 +209,7 @@ std::string train_config_to_yaml(const TrainConfig& c) {
   out << YAML::Key << "lr_final" << YAML::Value << c.lr_final;
   out << YAML::Key << "grad_clip" << YAML::Value << c.grad_clip;
   out << YAML::Key << "entropy_beta" << YAML::Value << c.entropy_beta;
+  out << YAML::Key << "baseline" << YAML::Value << c.baseline;
   out << YAML::Key << "baseline_window" << YAML::Value << c.baseline_window;
   out << YAML::Key << "discount" << YAML::Value << c.discount;
   out << YAML::Key << "normalize_advantages" << YAML::Value << c.normalize_advantages;
@@ -227,6 +237,7 @@ std::string train_config_to_yaml(const TrainConfig& c) {
   out << YAML::Key << "max_mem_gb" << YAML::Value << c.env.max_mem_gb;
   out << YAML::Key << "normalize_reward" << YAML::Value << c.env.normalize_reward;
   out << YAML::Key << "start_seed" << YAML::Value << c.env.start_seed;
+  out << YAML::Key << "reward" << YAML::Value << c.env.reward;
   out << YAML::EndMap << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
 }

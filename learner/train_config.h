@@ -32,11 +32,16 @@ struct TrainConfig {
   double lr_final = 1e-4;
   double grad_clip = 1.25;  // global L2 norm
   double entropy_beta = 0.01;
-  int baseline_window = 10;  // episodes per graph in the baseline
+  // "window": b_t = mean return at step t of the last `baseline_window` episodes of the same
+  // graph (the reference).  "leave_one_out": b_t = mean return at step t of the iteration's
+  // other episodes on the rank (same graph, start and policy; unbiased); needs
+  // episodes_per_iteration >= 2 (learner/advantages.h).
+  std::string baseline = "window";
+  int baseline_window = 10;  // episodes per graph in the window baseline
   double discount = 1.0;     // return discount; 1 = undiscounted (the reference)
-  // Scale each rank's advantages to unit standard deviation per iteration, so that the
-  // entropy bonus weighs the same against the policy gradient on every family.  Off in the
-  // reference.
+  // Centre each rank's advantages and scale them to unit standard deviation per iteration,
+  // so that the entropy bonus weighs the same against the policy gradient on every family.
+  // Off in the reference.
   bool normalize_advantages = false;
   // Imitation warm start (not in the reference): for the first `imitation_iterations`
   // iterations the loss is the cross-entropy between the policy and a classical placer's

@@ -6,6 +6,7 @@
 
 #include "actors/rollout.h"
 #include "common/error.h"
+#include "learner/advantages.h"
 #include "learner/loss.h"
 #include "learner/param_vector.h"
 #include "sim/placers/placer.h"
@@ -38,6 +39,11 @@ std::vector<int32_t> teacher_placement(const std::string& teacher, const Graph& 
   Placement p = make_placer(teacher)->place(g, cluster, opt);
   canonical_device_names(g, cluster, &p.device);
   return p.device;
+}
+
+double scheduled_lr(const TrainerState& s, double lr_final, int64_t it) {
+  return linear_schedule(s.lr_from_value, lr_final, it - s.lr_from_iteration,
+                         s.lr_to_iteration - s.lr_from_iteration);
 }
 
 std::mt19937_64 Trainer::iteration_engine(uint64_t seed, int rank, int64_t it) {
@@ -75,6 +81,8 @@ Trainer::Trainer(TrainConfig config, std::vector<NamedGraph> train, Cluster clus
   state_.params = get_flat_params(policy_);
   state_.baselines = BaselineStore(config_.baseline_window);
   state_.world_size = coll_.size();
+  state_.lr_from_value = config_.lr;
+  state_.lr_to_iteration = config_.iterations;
 }
 
 TrainerState Trainer::state() {
@@ -94,6 +102,17 @@ void Trainer::restore(const TrainerState& s) {
   state_ = s;
   state_.world_size = coll_.size();
   state_.baselines = s.baselines;
+  if (state_.lr_to_iteration <= 0) {  // not recorded: the schedule of this config
+    state_.lr_from_iteration = 0;
+    state_.lr_from_value = config_.lr;
+    state_.lr_to_iteration = config_.iterations;
+  }
+  if (state_.lr_to_iteration != config_.iterations) {
+    // `iterations` changed on resume: decay from today's rate over the iterations left.
+    state_.lr_from_value = scheduled_lr(state_, config_.lr_final, state_.iteration);
+    state_.lr_from_iteration = state_.iteration;
+    state_.lr_to_iteration = config_.iterations;
+  }
   set_flat_params(policy_, s.params);
   adam_.exp_avg() = s.exp_avg;
   adam_.exp_avg_sq() = s.exp_avg_sq;
@@ -108,8 +127,23 @@ IterationStats Trainer::iterate() {
   const int k = config_.episodes_per_iteration;
   std::mt19937_64 rng = iteration_engine(config_.seed, rank, it);
   policy_->zero_grad();
-  // Per episode: [graph index, steps, final runtime, start runtime, entropy, loss, returns...]
-  const int row = 6 + max_nodes_;
+  // One row per episode, all-gathered: the columns below, then the returns.
+  enum Col {
+    kGraph,
+    kSteps,
+    kFinal,
+    kStart,
+    kEntropy,
+    kLoss,
+    kOnPolicy,
+    kBest,
+    kMoves,
+    kAdvMean,
+    kAdvSd,
+    kGradCos,
+    kReturns
+  };
+  const int row = kReturns + max_nodes_;
   std::vector<double> mine(static_cast<size_t>(k) * row, 0.0);
   double sim_s = 0, policy_s = 0, baseline0 = 0;
   // One graph per rank and iteration; its k episodes run in lockstep (batched forward).
@@ -135,80 +169,101 @@ IterationStats Trainer::iterate() {
   } else {
     recs = run_episodes(policy_, tensors_[gi], batch, rng, ActionMode::kSample);
   }
-  std::vector<std::vector<double>> rets(k), advs(k);
-  for (int e = 0; e < k && imitate; ++e) {
+  Returns rets(k), advs(k);
+  for (int e = 0; e < k; ++e) rets[e] = recs[e].returns(config_.discount);
+  if (imitate) {
     // Cross-entropy with the teacher = the policy-gradient loss with the teacher's actions
-    // and unit advantages; the returns (of the actions taken) still feed the baselines.
-    rets[e] = recs[e].returns(config_.discount);
-    advs[e].assign(rets[e].size(), 1.0);
-    for (size_t t = 0; t < recs[e].actions.size(); ++t)
-      recs[e].actions[t] = teacher_[gi][recs[e].current[t]];
+    // and unit advantages.  The sampled episodes' returns (of the actions the policy took)
+    // still feed the window baselines; the teacher-forced episode's do not (off-policy: they
+    // would bias the advantages when RL takes over).
+    for (int e = 0; e < k; ++e) {
+      advs[e].assign(rets[e].size(), 1.0);
+      for (size_t t = 0; t < recs[e].actions.size(); ++t)
+        recs[e].actions[t] = teacher_[gi][recs[e].current[t]];
+    }
+  } else if (config_.baseline == "leave_one_out") {
+    advs = leave_one_out_advantages(rets);
+  } else {
+    for (int e = 0; e < k; ++e) {
+      std::vector<double> base = state_.baselines.baseline(train_[gi].name, recs[e].steps());
+      advs[e].resize(rets[e].size());
+      for (size_t t = 0; t < rets[e].size(); ++t) advs[e][t] = rets[e][t] - base[t];
+    }
   }
-  for (int e = 0; e < k && !imitate; ++e) {
-    rets[e] = recs[e].returns(config_.discount);
-    std::vector<double> base = state_.baselines.baseline(train_[gi].name, recs[e].steps());
-    advs[e].resize(rets[e].size());
-    for (size_t t = 0; t < rets[e].size(); ++t) advs[e][t] = rets[e][t] - base[t];
-    baseline0 += base.empty() ? 0 : base[0];
+  MeanSd adv_stats;
+  if (!imitate) {
+    for (int e = 0; e < k; ++e) baseline0 += rets[e].empty() ? 0 : rets[e][0] - advs[e][0];
+    adv_stats = advantage_stats(advs);
+    if (config_.normalize_advantages) normalize_advantages(&advs);
   }
-  if (config_.normalize_advantages && !imitate) {
-    double sum = 0, sq = 0, cnt = 0;
-    for (const auto& a : advs)
-      for (double x : a) {
-        sum += x;
-        sq += x * x;
-        cnt += 1;
-      }
-    const double mean = sum / cnt;
-    const double sd = std::sqrt(std::max(0.0, sq / cnt - mean * mean));
-    if (sd > 1e-12)
-      for (auto& a : advs)
-        for (double& x : a) x /= sd;
-  }
+  // The gradients of the two halves of the batch, for their cosine (signal-to-noise).
+  const int half = k / 2;
+  std::vector<float> first_half;
   for (int e = 0; e < k; ++e) {
     const EpisodeRecord& rec = recs[e];
     sim_s += rec.sim_seconds;
     policy_s += rec.policy_seconds;
     auto tb = clock::now();
+    if (e == half && half > 0) first_half = get_flat_grads(policy_);
     LossParts lp =
         episode_loss(policy_, tensors_[gi], rec, advs[e], imitate ? 0.0 : config_.entropy_beta);
     (lp.loss / static_cast<double>(k)).backward();
     policy_s += std::chrono::duration<double>(clock::now() - tb).count();
     double* r = &mine[static_cast<size_t>(e) * row];
-    r[0] = gi;
-    r[1] = rec.steps();
-    r[2] = rec.final_runtime_us;
-    r[3] = rec.start_runtime_us;
-    r[4] = lp.entropy;
-    r[5] = lp.loss.item<double>();
-    std::copy(rets[e].begin(), rets[e].end(), r + 6);
+    r[kGraph] = gi;
+    r[kSteps] = rec.steps();
+    r[kFinal] = rec.final_runtime_us;
+    r[kStart] = rec.start_runtime_us;
+    r[kEntropy] = lp.entropy;
+    r[kLoss] = lp.loss.item<double>();
+    r[kOnPolicy] = !(imitate && e == 0);
+    r[kBest] = rec.best_runtime_us;
+    r[kMoves] = rec.steps() > 0 ? static_cast<double>(rec.moves) / rec.steps() : 0.0;
+    r[kAdvMean] = adv_stats.mean;
+    r[kAdvSd] = adv_stats.sd;
+    std::copy(rets[e].begin(), rets[e].end(), r + kReturns);
   }
   // Average gradients over ranks; identical Adam updates everywhere.
   std::vector<float> grads = get_flat_grads(policy_);
+  double grad_cos = std::nan("");
+  if (!first_half.empty()) {
+    std::vector<float> second_half(grads.size());
+    for (size_t i = 0; i < grads.size(); ++i) second_half[i] = grads[i] - first_half[i];
+    grad_cos = cosine_similarity(first_half, second_half);
+  }
+  for (int e = 0; e < k; ++e) mine[static_cast<size_t>(e) * row + kGradCos] = grad_cos;
   const double reduce_before = coll_.reduce_seconds();
   coll_.all_reduce_mean(grads.data(), grads.size());
   const double reduce_s = coll_.reduce_seconds() - reduce_before;
   IterationStats st;
   st.iteration = it + 1;
   st.grad_norm = clip_global_norm(grads.data(), grads.size(), config_.grad_clip);
-  st.lr = linear_schedule(config_.lr, config_.lr_final, it, config_.iterations);
+  st.lr = scheduled_lr(state_, config_.lr_final, it);
   std::vector<float> params = get_flat_params(policy_);
   adam_.update(params.data(), grads.data(), st.lr);
   set_flat_params(policy_, params);
   // Every rank's episodes, in rank order: baselines and statistics.
   std::vector<double> all = coll_.all_gather(mine);
   const int episodes = static_cast<int>(all.size() / row);
-  double sum_rt = 0, best = 0, sum_ratio = 0, sum_ent = 0, sum_loss = 0;
+  double sum_rt = 0, best = 0, sum_ratio = 0, sum_ent = 0, sum_loss = 0, sum_best = 0;
+  double sum_moves = 0, sum_adv_mean = 0, sum_adv_sd = 0, sum_cos = 0;
   for (int e = 0; e < episodes; ++e) {
     const double* r = &all[static_cast<size_t>(e) * row];
-    const int gi = static_cast<int>(r[0]);
-    const int steps = static_cast<int>(r[1]);
-    state_.baselines.add(train_[gi].name, std::vector<double>(r + 6, r + 6 + steps));
-    sum_rt += r[2];
-    best = e == 0 ? r[2] : std::min(best, r[2]);
-    sum_ratio += r[2] / r[3];
-    sum_ent += r[4];
-    sum_loss += r[5];
+    const int gi = static_cast<int>(r[kGraph]);
+    const int steps = static_cast<int>(r[kSteps]);
+    if (r[kOnPolicy] != 0)
+      state_.baselines.add(train_[gi].name,
+                           std::vector<double>(r + kReturns, r + kReturns + steps));
+    sum_rt += r[kFinal];
+    best = e == 0 ? r[kFinal] : std::min(best, r[kFinal]);
+    sum_ratio += r[kFinal] / r[kStart];
+    sum_best += r[kBest] / r[kStart];
+    sum_ent += r[kEntropy];
+    sum_loss += r[kLoss];
+    sum_moves += r[kMoves];
+    sum_adv_mean += r[kAdvMean];
+    sum_adv_sd += r[kAdvSd];
+    sum_cos += r[kGradCos];
   }
   state_.iteration = it + 1;
   state_.episodes += episodes;
@@ -218,6 +273,11 @@ IterationStats Trainer::iterate() {
   st.entropy = sum_ent / episodes;
   st.loss = sum_loss / episodes;
   st.baseline = baseline0 / k;
+  st.best_ratio = sum_best / episodes;
+  st.move_fraction = sum_moves / episodes;
+  st.adv_mean = sum_adv_mean / episodes;
+  st.adv_sd = sum_adv_sd / episodes;
+  st.grad_cosine = sum_cos / episodes;
   st.allreduce_s = reduce_s;
   st.sim_s = sim_s;
   st.policy_s = policy_s;

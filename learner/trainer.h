@@ -36,12 +36,25 @@ struct TrainerState {
   int64_t adam_step = 0;
   BaselineStore baselines;
   double wall_seconds = 0;  // training time so far, across restarts
+  // The learning rate runs linearly from lr_from_value at iteration lr_from_iteration to
+  // lr_final at iteration lr_to_iteration - 1.  A new run: (0, lr, iterations).  A resumed
+  // run whose `iterations` changed continues from the rate it had (Trainer::restore), so the
+  // rate never jumps back up.  lr_to_iteration 0: not set yet.
+  int64_t lr_from_iteration = 0, lr_to_iteration = 0;
+  double lr_from_value = 0;
 };
+
+// The learning rate of iteration `it` under the schedule of `s`.
+double scheduled_lr(const TrainerState& s, double lr_final, int64_t it);
 
 struct IterationStats {
   int64_t iteration = 0;
   double mean_runtime_us = 0, best_runtime_us = 0, mean_ratio = 0;  // ratio: final / start
   double baseline = 0, entropy = 0, loss = 0, grad_norm = 0, lr = 0;
+  // Whether the run learns (docs/TRAINING.md): advantages before normalisation, the fraction
+  // of steps that moved their op, the best placement seen / start, and the cosine between
+  // the gradients of the two halves of each rank's batch (NaN with one episode per rank).
+  double adv_mean = 0, adv_sd = 0, move_fraction = 0, best_ratio = 0, grad_cosine = 0;
   double episodes_per_s = 0, allreduce_s = 0, iteration_s = 0, sim_s = 0, policy_s = 0;
 };
 

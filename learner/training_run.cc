@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -40,15 +41,17 @@ const std::vector<std::string> kResumeMayChange = {
 
 class MetricsCsv {
  public:
+  static constexpr char kHeader[] =
+      "iteration,wall_s,episodes,mean_runtime_us,best_runtime_us,mean_ratio_to_start,"
+      "baseline,entropy,loss,grad_norm,lr,episodes_per_s,allreduce_s,sim_s,policy_s,"
+      "adv_mean,adv_sd,move_fraction,best_ratio_to_start,grad_cosine";
+
   explicit MetricsCsv(const std::string& path) {
+    if (file_exists(path)) upgrade(path);
     const bool fresh = !file_exists(path);
     out_ = std::fopen(path.c_str(), "a");
     if (!out_) throw SystemError(path + ": cannot open for appending");
-    if (fresh)
-      std::fprintf(
-          out_,
-          "iteration,wall_s,episodes,mean_runtime_us,best_runtime_us,mean_ratio_to_start,"
-          "baseline,entropy,loss,grad_norm,lr,episodes_per_s,allreduce_s,sim_s,policy_s\n");
+    if (fresh) std::fprintf(out_, "%s\n", kHeader);
   }
   ~MetricsCsv() {
     if (out_) std::fclose(out_);
@@ -57,14 +60,36 @@ class MetricsCsv {
   MetricsCsv& operator=(const MetricsCsv&) = delete;
   void row(const IterationStats& s, double wall, int64_t episodes) {
     std::fprintf(out_,
-                 "%lld,%.3f,%lld,%.6f,%.6f,%.6f,%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,%.6f,%.6f,%.6f\n",
+                 "%lld,%.3f,%lld,%.6f,%.6f,%.6f,%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,%.6f,%.6f,%.6f,"
+                 "%.6g,%.6g,%.6f,%.6f,%.6g\n",
                  static_cast<long long>(s.iteration), wall, static_cast<long long>(episodes),
                  s.mean_runtime_us, s.best_runtime_us, s.mean_ratio, s.baseline, s.entropy, s.loss,
-                 s.grad_norm, s.lr, s.episodes_per_s, s.allreduce_s, s.sim_s, s.policy_s);
+                 s.grad_norm, s.lr, s.episodes_per_s, s.allreduce_s, s.sim_s, s.policy_s,
+                 s.adv_mean, s.adv_sd, s.move_fraction, s.best_ratio, s.grad_cosine);
     std::fflush(out_);
   }
 
  private:
+  // A run resumed by a newer version: its older rows get empty cells for the new columns.
+  static void upgrade(const std::string& path) {
+    const std::string text = read_file(path);
+    const size_t eol = text.find('\n');
+    const std::string header = text.substr(0, eol);
+    const std::string want = kHeader;
+    if (header == want || want.rfind(header + ",", 0) != 0) return;
+    const std::string pad(static_cast<size_t>(std::count(want.begin(), want.end(), ',') -
+                                              std::count(header.begin(), header.end(), ',')),
+                          ',');
+    std::string out = want + "\n";
+    for (size_t pos = eol == std::string::npos ? text.size() : eol + 1; pos < text.size();) {
+      size_t end = text.find('\n', pos);
+      if (end == std::string::npos) end = text.size();
+      if (end > pos) out += text.substr(pos, end - pos) + pad + "\n";
+      pos = end + 1;
+    }
+    write_file_atomic(path, out);
+  }
+
   std::FILE* out_ = nullptr;
 };
 
@@ -175,7 +200,11 @@ int run_training(const RunOptions& options, Collective& coll) {
       data = read_checkpoint_file(path);
     }
     if (data) {
-      check_config_matches(data->config_yaml, config_yaml, kResumeMayChange, path);
+      // Through the parser first, so that keys added since the checkpoint was written
+      // compare as their defaults.
+      check_config_matches(train_config_to_yaml(parse_train_config(
+                               data->config_yaml, path + " (/meta config_yaml)", {})),
+                           config_yaml, kResumeMayChange, path);
       trainer.restore(trainer_state_from_checkpoint(*data, layout, cfg.baseline_window, path));
       if (data->world_size != coll.size())
         spdlog::warn("resuming a run of {} ranks with {} ranks: it continues, but not bit-exactly",

@@ -51,4 +51,11 @@ Placement make_random_placement(const Graph& g, int num_devices, uint64_t seed) 
   return p;
 }
 
+Graph make_random_graph(int num_nodes, uint64_t seed) {
+  RandomGraphOptions o;
+  o.num_nodes = num_nodes;
+  o.seed = seed;
+  return make_random_graph(o);
+}
+
 }  // namespace placeto

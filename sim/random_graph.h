@@ -20,6 +20,8 @@ struct RandomGraphOptions {
 
 // Deterministic for a given options struct.
 Graph make_random_graph(const RandomGraphOptions& options);
+// The same with the defaults except the node count and seed.
+Graph make_random_graph(int num_nodes, uint64_t seed);
 
 // A placement with every op on a device drawn uniformly (seeded).
 Placement make_random_placement(const Graph& g, int num_devices, uint64_t seed);

@@ -12,15 +12,8 @@
 namespace placeto {
 namespace {
 
-Graph small_graph(int n, uint64_t seed) {
-  RandomGraphOptions o;
-  o.num_nodes = n;
-  o.seed = seed;
-  return make_random_graph(o);
-}
-
 TEST(Features, ColumnsAreNormalisedAndSigned) {
-  Graph g = small_graph(20, 3);
+  Graph g = make_random_graph(20, 3);
   Cluster c = default_cluster(3);
   PlacementEnv env(g, c, EnvConfig{});
   std::mt19937_64 rng(1);
@@ -58,7 +51,7 @@ TEST(Policy, SameWeightsPlaceAnySizeAndRefuseOtherDeviceCounts) {
   pc.num_devices = 3;
   PolicyNet net(pc);
   for (int n : {5, 40}) {
-    Graph g = small_graph(n, 4);
+    Graph g = make_random_graph(n, 4);
     GraphTensors gt = make_graph_tensors(g, false);
     torch::Tensor x = torch::rand({2, n, net->feature_width()});
     torch::Tensor cur = torch::tensor({0, 1}, torch::kInt64);
@@ -66,7 +59,7 @@ TEST(Policy, SameWeightsPlaceAnySizeAndRefuseOtherDeviceCounts) {
     EXPECT_EQ(logits.size(0), 2);
     EXPECT_EQ(logits.size(1), 3);
   }
-  Graph g = small_graph(5, 4);
+  Graph g = make_random_graph(5, 4);
   GraphTensors gt = make_graph_tensors(g, false);
   torch::Tensor x4 = torch::rand({1, 5, 5 + 4});
   try {
@@ -85,7 +78,7 @@ TEST(Policy, SweepVariantMatchesSequentialDefinition) {
   pc.num_devices = 2;
   pc.message_passing = "sweep";
   PolicyNet net(pc);
-  Graph g = small_graph(15, 9);
+  Graph g = make_random_graph(15, 9);
   GraphTensors gt = make_graph_tensors(g, true);
   torch::Tensor x = torch::rand({1, 15, net->feature_width()});
   // Run the module pieces by hand.
@@ -112,7 +105,7 @@ TEST(Rollout, GreedyEpisodeIsDeterministicAndVisitsEveryNodeOnce) {
   PolicyConfig pc;
   pc.num_devices = 2;
   PolicyNet net(pc);
-  Graph g = small_graph(12, 5);
+  Graph g = make_random_graph(12, 5);
   Cluster c = default_cluster(2);
   GraphTensors gt = make_graph_tensors(g, false);
   PlacementEnv env(g, c, EnvConfig{});

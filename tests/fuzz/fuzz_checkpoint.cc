@@ -66,7 +66,14 @@ void fuzz_checkpoint(const uint8_t* data, size_t size) {
   const std::string input(reinterpret_cast<const char*>(data), size);
   const size_t nl = input.find('\n');
   const size_t split = nl == std::string::npos ? input.size() : nl + 1;
-  read_back(input.substr(split), input.substr(0, split));
+  const std::string body = input.substr(split);
+  const std::string digest = input.substr(0, split);
+  // libFuzzer's comparison tracing copies the digest our code computes into the input, so
+  // some inputs pass the check and reach libhdf5, which hangs on some damaged files (a CI
+  // run timed out in H5HG_read).  Those inputs are fuzz_checkpoint_hdf5's job, which runs
+  // with -ignore_timeouts; this target keeps to the refusal path.
+  if (digest.compare(0, 64, sha256_hex(body.data(), body.size())) == 0) return;
+  read_back(body, digest);
 }
 
 void fuzz_checkpoint_hdf5(const uint8_t* data, size_t size) {

@@ -2,13 +2,18 @@
 // Adam and schedules, and a learning signal on a tiny problem with a known optimum.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "actors/environment.h"
 #include "actors/rollout.h"
 #include "common/error.h"
 #include "learner/adam.h"
 #include "learner/baselines.h"
+#include "learner/checkpointing.h"
 #include "learner/loss.h"
 #include "learner/param_vector.h"
+#include "learner/policy_io.h"
+#include "learner/train_config.h"
 #include "learner/trainer.h"
 #include "sim/placers/placer.h"
 #include "sim/random_graph.h"
@@ -22,10 +27,7 @@ TEST(Loss, BatchedGradientEqualsSumOfPerStepGradients) {
   PolicyConfig pc;
   pc.num_devices = 3;
   PolicyNet net(pc);
-  RandomGraphOptions o;
-  o.num_nodes = 14;
-  o.seed = 8;
-  Graph g = make_random_graph(o);
+  Graph g = make_random_graph(14, 8);
   Cluster c = default_cluster(3);
   GraphTensors gt = make_graph_tensors(g, false);
   PlacementEnv env(g, c, EnvConfig{});
@@ -130,20 +132,32 @@ TEST(Baselines, MeanReturnPerStepOverLastEpisodesOfTheSameGraph) {
 
 // Two independent chains of heavy ops with tiny tensors on 2 devices: the optimum runs one
 // chain per device (runtime 3 * (100 + 5.7) + tiny transfers); one device takes twice that.
-TEST(Learning, LearnsToSplitTwoIndependentChains) {
+NamedGraph two_chains() {
   GraphBuilder b;
   for (const char* c : {"a", "b"})
     for (int i = 0; i < 3; ++i) b.add_node(std::string(c) + std::to_string(i), "", 100, {76});
   for (const char* c : {"a", "b"})
     for (int i = 0; i + 1 < 3; ++i)
       b.add_edge(std::string(c) + std::to_string(i), std::string(c) + std::to_string(i + 1));
-  NamedGraph ng{"chains", "", b.build()};
+  return NamedGraph{"chains", "", b.build()};
+}
+
+// REINFORCE from scratch on a 6-op problem whose optimum (one chain per device) needs the
+// policy to break a symmetry.  With the leave-one-out baseline and centred advantages, 3 of
+// seeds 1-5 reach it in 150 iterations and none gets worse; seed 1 stays near uniform.
+// (Before advantages were centred, seeds 1-3 all reached it with the window baseline: the
+// uncentred advantages, mostly of one sign, pushed the policy to commit -- a bias that
+// happened to break the symmetry.  experiments/RESULTS.md, "RL without a teacher".)
+TEST(Learning, LearnsToSplitTwoIndependentChains) {
+  const NamedGraph ng = two_chains();
   const double optimum = 3 * 105.7;
-  for (uint64_t seed : {1, 2, 3}) {
+  int reached = 0;
+  for (uint64_t seed : {1, 2, 3, 4, 5}) {
     TrainConfig cfg;
     cfg.devices = 2;
     cfg.iterations = 150;
-    cfg.episodes_per_iteration = 4;
+    cfg.episodes_per_iteration = 8;
+    cfg.baseline = "leave_one_out";
     cfg.lr = 1e-2;  // a tiny problem tolerates (and needs, in 150 iterations) a large step
     cfg.lr_final = 3e-3;
     cfg.normalize_advantages = true;
@@ -161,17 +175,14 @@ TEST(Learning, LearnsToSplitTwoIndependentChains) {
     GraphTensors gt = make_graph_tensors(ng.graph, false);
     std::mt19937_64 rng(1);
     EpisodeRecord greedy = run_episode(trainer.policy(), gt, env, rng, ActionMode::kGreedy);
-    EXPECT_LT(last, first) << "seed " << seed;
-    EXPECT_LE(greedy.final_runtime_us, 1.05 * optimum + 1.0)
-        << "seed " << seed << ": first " << first << " last " << last;
+    EXPECT_LE(last, first * 1.02) << "seed " << seed;
+    reached += greedy.final_runtime_us <= 1.05 * optimum + 1.0;
   }
+  EXPECT_GE(reached, 3);
 }
 
 TEST(Imitation, TeacherLabelsFollowFirstUseAlongTheTopologicalOrder) {
-  RandomGraphOptions o;
-  o.num_nodes = 30;
-  o.seed = 4;
-  Graph g = make_random_graph(o);
+  Graph g = make_random_graph(30, 4);
   Cluster c = default_cluster(3);
   Placement raw = make_placer("round-robin")->place(g, c, PlacerOptions{});
   std::vector<int32_t> t = teacher_placement("round-robin", g, c, 1);
@@ -191,10 +202,7 @@ TEST(Imitation, TeacherLabelsFollowFirstUseAlongTheTopologicalOrder) {
 // A "placer:NAME" start: every episode starts from NAME's placement with canonical device
 // names; with the anneal teacher the labels are anneal polishing that start, in its names.
 TEST(Imitation, PlacerStartAndAnnealRefinementLabels) {
-  RandomGraphOptions o;
-  o.num_nodes = 40;
-  o.seed = 9;
-  Graph g = make_random_graph(o);
+  Graph g = make_random_graph(40, 9);
   Cluster c = default_cluster(3);
   EnvConfig env;
   env.start = "placer:metis";
@@ -232,10 +240,7 @@ TEST(Imitation, PlacerStartAndAnnealRefinementLabels) {
 // "placer:best": the start is the fastest fast placer's placement on each graph (the one
 // anneal starts from), no slower than any of them and equal to one up to device names.
 TEST(Imitation, BestPlacerStart) {
-  RandomGraphOptions o;
-  o.num_nodes = 60;
-  o.seed = 4;
-  Graph g = make_random_graph(o);
+  Graph g = make_random_graph(60, 4);
   Cluster c = default_cluster(3);
   EnvConfig env;
   env.start = "placer:best";
@@ -261,10 +266,7 @@ TEST(Imitation, BestPlacerStart) {
 // Imitation of a fixed teacher on one graph: after a short warm start the greedy policy
 // reproduces most of the teacher's placement (an untrained one agrees on about 1/D).
 TEST(Imitation, GreedyPolicyReproducesTheTeacher) {
-  RandomGraphOptions o;
-  o.num_nodes = 24;
-  o.seed = 11;
-  NamedGraph ng{"g", "", make_random_graph(o)};
+  NamedGraph ng{"g", "", make_random_graph(24, 11)};
   TrainConfig cfg;
   cfg.devices = 3;
   cfg.iterations = 120;
@@ -291,6 +293,131 @@ TEST(Imitation, GreedyPolicyReproducesTheTeacher) {
   const double after = agreement();
   EXPECT_GE(after, 0.9) << "before " << before;
   EXPECT_GT(after, before);
+}
+
+// A policy returns the best placement it saw, its start included, so an untrained policy
+// started from a good placement never makes it worse (it used to return its last one).
+TEST(PolicyPlacement, NeverWorseThanItsStart) {
+  NamedGraph ng{"g", "", make_random_graph(40, 4)};
+  Cluster c = default_cluster(3);
+  TrainConfig cfg;
+  cfg.devices = 3;
+  cfg.env.start = "placer:best";
+  PlacementEnv env(ng.graph, c, cfg.env);
+  Simulator sim(ng.graph, c);
+  const double start_us = sim.simulate(env.fixed_start()).runtime_us;
+  int worse_finals = 0;
+  for (uint64_t seed : {1, 2, 3}) {
+    torch::manual_seed(seed);
+    PolicyNet net(make_policy_config(cfg));
+    for (int samples : {1, 4}) {
+      PolicyPlacement p = place_with_net(net, cfg, ng.graph, c, samples, seed);
+      EXPECT_LE(p.runtime_us, start_us) << "seed " << seed << ", " << samples << " samples";
+      EXPECT_DOUBLE_EQ(sim.simulate(p.placement).runtime_us, p.runtime_us);
+    }
+    GraphTensors gt = make_graph_tensors(ng.graph, false);
+    std::mt19937_64 rng(seed);
+    EpisodeRecord r = run_episode(net, gt, env, rng, ActionMode::kGreedy, false);
+    worse_finals += r.final_runtime_us > start_us;
+  }
+  EXPECT_GT(worse_finals, 0) << "no untrained policy made the start worse: the test shows nothing";
+}
+
+// The teacher-forced episode of imitation is off-policy: its returns stay out of the
+// baselines that REINFORCE reads when it takes over (they used to bias its advantages).
+TEST(Imitation, TeacherForcedReturnsStayOutOfTheBaselines) {
+  NamedGraph ng{"g", "", make_random_graph(12, 2)};
+  for (int k : {1, 3}) {
+    TrainConfig cfg;
+    cfg.devices = 2;
+    cfg.iterations = 2;
+    cfg.imitation_iterations = 2;
+    cfg.imitation_teacher = "metis";
+    cfg.episodes_per_iteration = k;
+    LocalCollective coll;
+    Trainer trainer(cfg, {ng}, default_cluster(2), coll);
+    trainer.run(nullptr, nullptr);
+    const TrainerState st = trainer.state();
+    const auto& h = st.baselines.history();
+    const size_t stored = h.count("g") ? h.at("g").size() : 0;
+    EXPECT_EQ(stored, static_cast<size_t>(2 * (k - 1))) << k << " episodes per iteration";
+  }
+}
+
+// Extending a run on resume continues the learning rate from where it was down to lr_final;
+// it used to jump back up (the schedule read the new `iterations` from iteration 0).
+TEST(Schedule, LearningRateNeverJumpsUpWhenARunIsExtended) {
+  NamedGraph ng{"g", "", make_random_graph(10, 2)};
+  TrainConfig cfg;
+  cfg.devices = 2;
+  cfg.iterations = 6;
+  cfg.lr = 1e-2;
+  cfg.lr_final = 1e-3;
+  std::vector<double> lrs;
+  auto record = [&](const IterationStats& s) { lrs.push_back(s.lr); };
+  LocalCollective coll;
+  Trainer first(cfg, {ng}, default_cluster(2), coll);
+  first.run([&] { return first.iteration() == 3; }, record);
+  ASSERT_EQ(lrs.size(), 3u);
+  // Through a checkpoint, as a resumed run reads it.
+  Trainer probe(cfg, {ng}, default_cluster(2), coll);
+  const ParamLayout layout = param_layout(probe.policy());
+  const std::string yaml = train_config_to_yaml(cfg);
+  CheckpointData ckpt = trainer_state_to_checkpoint(first.state(), layout, yaml, cfg.seed);
+  cfg.iterations = 12;
+  Trainer resumed(cfg, {ng}, default_cluster(2), coll);
+  resumed.restore(trainer_state_from_checkpoint(ckpt, layout, cfg.baseline_window, "ckpt"));
+  resumed.run(nullptr, record);
+  ASSERT_EQ(lrs.size(), 12u);
+  for (size_t i = 1; i < lrs.size(); ++i) EXPECT_LE(lrs[i], lrs[i - 1]) << "iteration " << i;
+  EXPECT_NEAR(lrs.back(), cfg.lr_final, 1e-12);
+  EXPECT_NEAR(lrs[3], linear_schedule(1e-2, 1e-3, 3, 6), 1e-12) << "continues from the old rate";
+
+  // A checkpoint written before the schedule was recorded: its own config's schedule.
+  ckpt.schedules.clear();
+  TrainerState old = trainer_state_from_checkpoint(ckpt, layout, cfg.baseline_window, "ckpt");
+  EXPECT_EQ(old.lr_to_iteration, 6);
+  EXPECT_EQ(old.lr_from_iteration, 0);
+  EXPECT_DOUBLE_EQ(old.lr_from_value, 1e-2);
+  ckpt.schedules["lr"] = NamedArray::from_doubles({3}, {5, 1e-2, 2});
+  EXPECT_THROW(trainer_state_from_checkpoint(ckpt, layout, cfg.baseline_window, "ckpt"),
+               InputError);
+}
+
+// The statistics that say whether a run learns (metrics.csv), with both rewards.
+TEST(Learning, StatisticsOfTheBatch) {
+  const NamedGraph ng = two_chains();
+  for (const char* reward : {"step", "incumbent"}) {
+    TrainConfig cfg;
+    cfg.devices = 2;
+    cfg.iterations = 20;
+    cfg.episodes_per_iteration = 4;
+    cfg.baseline = "leave_one_out";
+    cfg.env.start = "all_zero";
+    cfg.env.reward = reward;
+    LocalCollective coll;
+    Trainer trainer(cfg, {ng}, default_cluster(2), coll);
+    double moves = 0, cosine = 0, sd = 0;
+    trainer.run(nullptr, [&](const IterationStats& s) {
+      moves += s.move_fraction / 20;
+      cosine += s.grad_cosine / 20;
+      sd += s.adv_sd / 20;
+      EXPECT_NEAR(s.adv_mean, 0, 1e-9) << "leave-one-out advantages sum to zero";
+      EXPECT_LE(s.best_ratio, 1.0);
+      EXPECT_LE(s.best_ratio, s.mean_ratio + 1e-12);
+    });
+    // From all_zero, an op moves when it goes to device 1: about half the time at first.
+    EXPECT_GT(moves, 0.2) << reward;
+    EXPECT_LT(moves, 0.8) << reward;
+    EXPECT_TRUE(std::isfinite(cosine) && cosine > -1 && cosine < 1) << reward;
+    EXPECT_GT(sd, 0) << reward;
+  }
+  try {
+    (void)parse_train_config("baseline: leave_one_out\n", "run.yaml", {});
+    ADD_FAILURE() << "leave_one_out with one episode per iteration was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("episodes_per_iteration"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

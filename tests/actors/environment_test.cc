@@ -1,0 +1,101 @@
+// The environment's rewards and its record of the best placement seen (no torch).
+#include "actors/environment.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "common/error.h"
+#include "sim/random_graph.h"
+#include "sim/simulator.h"
+
+namespace placeto {
+namespace {
+
+struct Walk {
+  std::vector<double> rewards, runtimes;  // runtimes[0]: the start
+  double best_us = 0;
+  Placement best;
+};
+
+// One episode of uniformly random moves (the same moves for every reward).
+Walk random_walk(const Graph& g, const Cluster& c, const std::string& reward, uint64_t seed) {
+  EnvConfig cfg;
+  cfg.start = "placer:metis";  // a good start, so that most random moves make it worse
+  cfg.reward = reward;
+  PlacementEnv env(g, c, cfg);
+  std::mt19937_64 rng(seed), moves(seed + 100);
+  env.reset(rng);
+  Walk w;
+  w.runtimes.push_back(env.current_runtime_us());
+  while (!env.done()) {
+    w.rewards.push_back(env.step(static_cast<int>(moves() % c.num_devices())));
+    w.runtimes.push_back(env.current_runtime_us());
+  }
+  w.best_us = env.best_runtime_us();
+  w.best = env.best_placement();
+  return w;
+}
+
+TEST(Environment, StepRewardsTelescopeToTheFinalImprovement) {
+  Graph g = make_random_graph(40, 3);
+  Cluster c = default_cluster(3);
+  Walk w = random_walk(g, c, "step", 5);
+  double sum = 0;
+  for (double r : w.rewards) sum += r;
+  EXPECT_NEAR(sum, (w.runtimes.front() - w.runtimes.back()) / w.runtimes.front(), 1e-12);
+  EXPECT_LT(*std::min_element(w.rewards.begin(), w.rewards.end()), 0)
+      << "the walk never made things worse: the test would not tell the rewards apart";
+}
+
+// r_t = max(0, best_{t-1} - R_t) / R_0: never negative, and the episode's return is the
+// improvement of the best placement seen over the start.
+TEST(Environment, IncumbentRewardPaysOnlyNewBests) {
+  Graph g = make_random_graph(40, 3);
+  Cluster c = default_cluster(3);
+  for (uint64_t seed : {5, 6, 7}) {
+    Walk w = random_walk(g, c, "incumbent", seed);
+    double best = w.runtimes[0], sum = 0;
+    for (size_t t = 0; t < w.rewards.size(); ++t) {
+      const double expected = std::max(0.0, best - w.runtimes[t + 1]) / w.runtimes[0];
+      EXPECT_NEAR(w.rewards[t], expected, 1e-12) << "step " << t;
+      EXPECT_GE(w.rewards[t], 0);
+      best = std::min(best, w.runtimes[t + 1]);
+      sum += w.rewards[t];
+    }
+    EXPECT_NEAR(sum, (w.runtimes[0] - best) / w.runtimes[0], 1e-12);
+  }
+}
+
+// The best placement seen: no worse than the start or any later placement, and it is the
+// placement that was simulated at that runtime.
+TEST(Environment, BestPlacementSeenIncludesTheStart) {
+  Graph g = make_random_graph(40, 8);
+  Cluster c = default_cluster(3);
+  Simulator sim(g, c);
+  bool ended_worse = false;
+  for (uint64_t seed : {1, 2, 3, 4}) {
+    Walk w = random_walk(g, c, "step", seed);
+    EXPECT_EQ(w.best_us, *std::min_element(w.runtimes.begin(), w.runtimes.end()));
+    EXPECT_LE(w.best_us, w.runtimes.front());
+    EXPECT_DOUBLE_EQ(sim.simulate(w.best).runtime_us, w.best_us);
+    ended_worse = ended_worse || w.runtimes.back() > w.runtimes.front();
+  }
+  EXPECT_TRUE(ended_worse) << "no walk ended worse than its start: the test shows nothing";
+}
+
+TEST(Environment, UnknownRewardIsRefused) {
+  EnvConfig cfg;
+  cfg.reward = "incumbant";
+  try {
+    validate_env_config(cfg, "run.yaml");
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("env.reward"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("incumbant"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace placeto
