@@ -13,16 +13,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 source launch/env.sh
 source experiments/pool.sh
+source experiments/study.sh
 family=${1:?usage: experiments/generalization.sh FAMILY [seeds] [jobs]}
 seeds=(${2:-1 2 3})
 jobs=${3:-2}
 bin=build/bin
-case $family in
-  ptb) spec=(--steps 4 --layers 2 --cell-nodes 4) ;;
-  cifar10) spec=(--layers 1 --cell-nodes 4) ;;
-  nmt) spec=(--steps 4 --cell-nodes 4) ;;
-  *) echo "generalization.sh: unknown family '$family' (ptb, cifar10, nmt)" >&2; exit 2 ;;
-esac
+family_spec "$family"
 data=runs/data/gen-$family
 out=runs/gen/$family${TAG:+-$TAG}
 [[ -f $data/manifest.json ]] ||
@@ -43,11 +39,5 @@ train_one() {  # seed
 for s in "${seeds[@]}"; do pool_add "$jobs" train_one "$s"; done
 pool_wait
 
-args=() curves=()
-for s in "${seeds[@]}"; do
-  args+=("s$s=$out/s$s/eval_final.csv")
-  curves+=("$family/s$s=$out/s$s")
-done
-/usr/bin/python3 experiments/summarize_eval.py "$out/summary" "${args[@]}"
-/usr/bin/python3 experiments/plot_curves.py "$out/curves.png" "${curves[@]}" | tee "$out/curves.md"
+summarize_seeds "$out" "$family" "${seeds[@]}"
 echo "summary: $out/summary.md, $out/summary_ratios.png; curves: $out/curves.png"

@@ -239,6 +239,10 @@ IterationStats Trainer::iterate() {
   st.iteration = it + 1;
   st.grad_norm = clip_global_norm(grads.data(), grads.size(), config_.grad_clip);
   st.lr = scheduled_lr(state_, config_.lr_final, it);
+  // Hand-over from imitation to RL: a fresh optimizer.  The moments of the cross-entropy's
+  // gradients would otherwise set the size of the first RL steps.
+  if (config_.imitation_iterations > 0 && it == config_.imitation_iterations)
+    adam_ = Adam(adam_.size());
   std::vector<float> params = get_flat_params(policy_);
   adam_.update(params.data(), grads.data(), st.lr);
   set_flat_params(policy_, params);

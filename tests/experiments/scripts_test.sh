@@ -99,6 +99,8 @@ for f in "$exp"/*.sh; do
 done
 expect_fail "generalization unknown family" "unknown family 'mnist'" \
   bash "$exp/generalization.sh" mnist
+expect_fail "rl_no_teacher unknown family" "unknown family 'mnist'" \
+  bash "$exp/rl_no_teacher.sh" mnist
 mkdir -p "$tmp/nographs"
 expect_fail "per_graph directory without graphs" "$tmp/nographs holds no graph files" \
   bash "$exp/per_graph.sh" "$tmp/nographs"

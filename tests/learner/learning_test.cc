@@ -22,6 +22,17 @@
 namespace placeto {
 namespace {
 
+// Imitation of metis for `imitation` of `iterations` iterations, k episodes each.
+TrainConfig imitation_config(int devices, int64_t iterations, int64_t imitation, int k) {
+  TrainConfig cfg;
+  cfg.devices = devices;
+  cfg.iterations = iterations;
+  cfg.imitation_iterations = imitation;
+  cfg.imitation_teacher = "metis";
+  cfg.episodes_per_iteration = k;
+  return cfg;
+}
+
 TEST(Loss, BatchedGradientEqualsSumOfPerStepGradients) {
   torch::manual_seed(3);
   PolicyConfig pc;
@@ -267,12 +278,7 @@ TEST(Imitation, BestPlacerStart) {
 // reproduces most of the teacher's placement (an untrained one agrees on about 1/D).
 TEST(Imitation, GreedyPolicyReproducesTheTeacher) {
   NamedGraph ng{"g", "", make_random_graph(24, 11)};
-  TrainConfig cfg;
-  cfg.devices = 3;
-  cfg.iterations = 120;
-  cfg.imitation_iterations = 120;
-  cfg.imitation_teacher = "metis";
-  cfg.episodes_per_iteration = 2;
+  TrainConfig cfg = imitation_config(3, 120, 120, 2);
   cfg.lr = 1e-2;
   cfg.lr_final = 1e-3;
   LocalCollective coll;
@@ -328,12 +334,7 @@ TEST(PolicyPlacement, NeverWorseThanItsStart) {
 TEST(Imitation, TeacherForcedReturnsStayOutOfTheBaselines) {
   NamedGraph ng{"g", "", make_random_graph(12, 2)};
   for (int k : {1, 3}) {
-    TrainConfig cfg;
-    cfg.devices = 2;
-    cfg.iterations = 2;
-    cfg.imitation_iterations = 2;
-    cfg.imitation_teacher = "metis";
-    cfg.episodes_per_iteration = k;
+    TrainConfig cfg = imitation_config(2, 2, 2, k);
     LocalCollective coll;
     Trainer trainer(cfg, {ng}, default_cluster(2), coll);
     trainer.run(nullptr, nullptr);
@@ -342,6 +343,23 @@ TEST(Imitation, TeacherForcedReturnsStayOutOfTheBaselines) {
     const size_t stored = h.count("g") ? h.at("g").size() : 0;
     EXPECT_EQ(stored, static_cast<size_t>(2 * (k - 1))) << k << " episodes per iteration";
   }
+}
+
+// RL starts with a fresh optimizer after imitation, also when resumed at the hand-over.
+TEST(Imitation, FreshOptimizerAtTheHandOver) {
+  NamedGraph ng{"g", "", make_random_graph(12, 2)};
+  TrainConfig cfg = imitation_config(2, 5, 3, 2);
+  LocalCollective coll;
+  Trainer straight(cfg, {ng}, default_cluster(2), coll);
+  straight.run(nullptr, nullptr);
+  EXPECT_EQ(straight.state().adam_step, 2) << "two RL updates since the hand-over";
+  Trainer first(cfg, {ng}, default_cluster(2), coll);
+  first.run([&] { return first.iteration() == 3; }, nullptr);
+  EXPECT_EQ(first.state().adam_step, 3);
+  Trainer resumed(cfg, {ng}, default_cluster(2), coll);
+  resumed.restore(first.state());
+  resumed.run(nullptr, nullptr);
+  EXPECT_EQ(resumed.state().params, straight.state().params);
 }
 
 // Extending a run on resume continues the learning rate from where it was down to lr_final;
