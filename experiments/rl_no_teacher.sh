@@ -38,5 +38,5 @@ train_one() {  # seed
 for s in "${seeds[@]}"; do pool_add "$jobs" train_one "$s"; done
 pool_wait
 
-summarize_seeds "$out" "$family" "${seeds[@]}"
+summarize_seeds "$out" "$family" "${seeds[@]}" -- --own-graphs
 echo "summary: $out/summary.md; curves: $out/curves.png; per run: $out/s<seed>/training.png"
