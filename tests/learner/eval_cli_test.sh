@@ -87,6 +87,24 @@ else
   grep -E "policy" "$tmp/report.csv"
 fi
 
+# anneal at policy+anneal's time: one row per graph, with its budget in the note (how the
+# budget is sized depends on timing, so it is not asserted; measured in experiments/RESULTS.md §9).
+if /usr/bin/python3 - "$tmp/report.csv" <<'PY'
+import csv, re, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+eq = [r for r in rows if r["method"] == "anneal-equal-time"]
+graphs = {r["graph"] for r in rows}
+budgets = [int(re.match(r"(\d+) simulations, sized to policy\+anneal's time", r["note"]).group(1))
+           for r in eq]
+sys.exit(0 if len(eq) == len(graphs) and graphs and all(b >= 1 for b in budgets) else 1)
+PY
+then
+  ok "anneal-equal-time rows"
+else
+  bad "anneal-equal-time rows"
+  grep -E "anneal" "$tmp/report.csv"
+fi
+
 # placeto eval on an imported ONNX model (a real export with Debian's torch).
 mkdir -p "$tmp/onnx" "$tmp/model"
 if /usr/bin/python3 "$src/tests/onnx/export_models.py" "$tmp/model" --models seq2seq \
