@@ -125,6 +125,20 @@ uint64_t params_hash(const std::vector<float>& params) {
   return h;
 }
 
+// How long rank 0 waits for the run directory's lock: 15 s, because the holder of a run that
+// was just killed or preempted may still be exiting.  PLACETO_RUN_LOCK_WAIT_S overrides it
+// (tests/cli/hostile_inputs_test.sh, whose holder stays alive).
+double run_lock_wait_s() {
+  const char* env = std::getenv("PLACETO_RUN_LOCK_WAIT_S");
+  if (env == nullptr) return 15.0;
+  char* end = nullptr;
+  const double s = std::strtod(env, &end);
+  if (end == env || *end != '\0' || !(s >= 0 && s <= 3600))
+    throw InputError(std::string("PLACETO_RUN_LOCK_WAIT_S: expected seconds in [0, 3600], got ") +
+                     quoted_name(env));
+  return s;
+}
+
 // Proves that every rank holds bit-identical parameters; throws SystemError otherwise.
 void verify_identical_params(Trainer& trainer, Collective& coll) {
   const uint64_t h = params_hash(trainer.state().params);
@@ -164,9 +178,9 @@ int run_training(const RunOptions& options, Collective& coll) {
   std::string lock_error;
   if (rank == 0) {
     try {
+      const double wait_s = run_lock_wait_s();
       make_directories(run_dir);
-      // 15 s: the holder of a run that was just killed or preempted may still be exiting.
-      lock = std::make_unique<FileLock>(run_dir + "/run.lock", "the run directory", 15.0);
+      lock = std::make_unique<FileLock>(run_dir + "/run.lock", "the run directory", wait_s);
       make_directories(run_dir + "/logs");
       make_directories(ckpt_dir);
     } catch (const Error& e) {

@@ -260,10 +260,14 @@ PY
   first_pid=$!
   for _ in $(seq 1 300); do [[ -s $lockrun/run.lock ]] && break; sleep 0.1; done
   refused "second trainer on one run directory" "run.lock" "in use by another process" "pid $first_pid" -- \
-    $placeto train --config "$src/experiments/configs/quickstart.yaml" --run-dir "$lockrun" \
+    env PLACETO_RUN_LOCK_WAIT_S=1 $placeto train --config "$src/experiments/configs/quickstart.yaml" --run-dir "$lockrun" \
     --resume auto "family_dir=$fam" devices=2
   kill -TERM "$first_pid" 2> /dev/null  # (a background job ignores SIGINT)
   wait "$first_pid" 2> /dev/null
+  refused "bad PLACETO_RUN_LOCK_WAIT_S" "PLACETO_RUN_LOCK_WAIT_S" '"-1"' -- \
+    env PLACETO_RUN_LOCK_WAIT_S=-1 $placeto train --config "$src/experiments/configs/quickstart.yaml" \
+    --run-dir "$tmp/lockrun2" "family_dir=$fam" devices=2
+  if [[ -e $tmp/lockrun2 ]]; then bad "bad PLACETO_RUN_LOCK_WAIT_S: the run directory was created"; fi
 fi
 
 # ---------------------------------------------------------------------------------------------
