@@ -43,7 +43,11 @@ void validate_env_config(const EnvConfig& c, const std::string& source) {
 }
 
 PlacementEnv::PlacementEnv(const Graph& graph, const Cluster& cluster, EnvConfig config)
-    : graph_(graph), cluster_(cluster), config_(std::move(config)), sim_(graph, cluster) {
+    : graph_(graph),
+      cluster_(cluster),
+      config_(std::move(config)),
+      incumbent_reward_(config_.reward == "incumbent"),
+      sim_(graph, cluster) {
   const int n = graph.num_nodes();
   const int d = cluster.num_devices();
   sim_.set_compute_memory(config_.memory_penalty_s_per_gb > 0);
@@ -132,7 +136,7 @@ Placement PlacementEnv::best_placement() const {
 double PlacementEnv::step(int device) {
   PLACETO_CHECK(!done());
   PLACETO_CHECK(device >= 0 && device < cluster_.num_devices());
-  const double before = config_.reward == "incumbent" ? best_objective_ : objective_;
+  const double before = incumbent_reward_ ? best_objective_ : objective_;
   const NodeId v = order_[step_];
   placement_.device[v] = device;
   visited_[v] += 1;
@@ -141,7 +145,7 @@ double PlacementEnv::step(int device) {
   const double after = evaluate();
   note_if_best();
   double reward = before - after;
-  if (config_.reward == "incumbent") reward = std::max(0.0, reward);
+  if (incumbent_reward_) reward = std::max(0.0, reward);
   return config_.normalize_reward ? reward / start_objective_ : reward;
 }
 

@@ -95,6 +95,7 @@ class PlacementEnv {
   const Graph& graph_;
   const Cluster& cluster_;
   EnvConfig config_;
+  bool incumbent_reward_ = false;  // config_.reward == "incumbent", read once
   Simulator sim_;
   Placement fixed_start_;
   Placement placement_;
