@@ -4,7 +4,8 @@
 #include <numeric>
 
 #include "common/error.h"
-#include "sim/placers/placer.h"
+#include "common/rng.h"
+#include "sim/placers/registry.h"
 
 namespace placeto {
 
@@ -15,52 +16,65 @@ constexpr char kBestPlacer[] = "best";
 
 }  // namespace
 
-bool is_placer_start(const std::string& start) { return start.rfind(kPlacerStart, 0) == 0; }
+EpisodeStart parse_episode_start(const std::string& text, const std::string& source) {
+  EpisodeStart s;
+  if (text.rfind(kPlacerStart, 0) == 0) {
+    s.kind = StartKind::kPlacer;
+    s.placer = text.substr(sizeof(kPlacerStart) - 1);
+    const std::vector<std::string> names = fast_placer_names();
+    if (s.placer != kBestPlacer && std::find(names.begin(), names.end(), s.placer) == names.end())
+      throw_input_error(source, "env.start",
+                        "'" + text + "': '" + s.placer + "' is not a fast placer (" +
+                            placer_list(names) + ", or " + kBestPlacer + ": the fastest of them)");
+  } else if (text == "fixed_random") {
+    s.kind = StartKind::kFixedRandom;
+  } else if (text == "all_zero") {
+    s.kind = StartKind::kAllZero;
+  } else if (text == "random") {
+    s.kind = StartKind::kRandom;
+  } else {
+    throw_input_error(source, "env.start",
+                      "'" + text + "' is not one of fixed_random, all_zero, random, placer:NAME");
+  }
+  return s;
+}
+
+std::string episode_start_name(const EpisodeStart& s) {
+  switch (s.kind) {
+    case StartKind::kFixedRandom:
+      return "fixed_random";
+    case StartKind::kAllZero:
+      return "all_zero";
+    case StartKind::kRandom:
+      return "random";
+    case StartKind::kPlacer:
+      return kPlacerStart + s.placer;
+  }
+  return "?";
+}
 
 void validate_env_config(const EnvConfig& c, const std::string& source) {
-  if (is_placer_start(c.start)) {
-    const std::string name = c.start.substr(sizeof(kPlacerStart) - 1);
-    const auto& names = fast_placer_names();
-    if (name != kBestPlacer && std::find(names.begin(), names.end(), name) == names.end()) {
-      std::string list;
-      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-      throw_input_error(source, "env.start",
-                        "'" + c.start + "': '" + name + "' is not a fast placer (" + list +
-                            ", or " + kBestPlacer + ": the fastest of them)");
-    }
-  } else if (c.start != "fixed_random" && c.start != "all_zero" && c.start != "random") {
-    throw_input_error(
-        source, "env.start",
-        "'" + c.start + "' is not one of fixed_random, all_zero, random, placer:NAME");
-  }
-  if (c.order != "topo" && c.order != "random")
-    throw_input_error(source, "env.order", "'" + c.order + "' is not one of topo, random");
+  if (c.start.kind == StartKind::kPlacer)
+    parse_episode_start(episode_start_name(c.start), source);  // the placer's name
   if (c.memory_penalty_s_per_gb < 0)
     throw_input_error(source, "env.memory_penalty_s_per_gb", "must be >= 0");
   if (!(c.max_mem_gb > 0)) throw_input_error(source, "env.max_mem_gb", "must be > 0");
-  if (c.reward != "step" && c.reward != "incumbent")
-    throw_input_error(source, "env.reward", "'" + c.reward + "' is not one of step, incumbent");
 }
 
 PlacementEnv::PlacementEnv(const Graph& graph, const Cluster& cluster, EnvConfig config)
-    : graph_(graph),
-      cluster_(cluster),
-      config_(std::move(config)),
-      incumbent_reward_(config_.reward == "incumbent"),
-      sim_(graph, cluster) {
+    : graph_(graph), cluster_(cluster), config_(std::move(config)), sim_(graph, cluster) {
   const int n = graph.num_nodes();
   const int d = cluster.num_devices();
   sim_.set_compute_memory(config_.memory_penalty_s_per_gb > 0);
   fixed_start_ = Placement(d, n, 0);
-  if (config_.start == "fixed_random") {
+  if (config_.start.kind == StartKind::kFixedRandom) {
     std::mt19937_64 rng(config_.start_seed);
     for (auto& x : fixed_start_.device) x = static_cast<int32_t>(rng() % static_cast<uint64_t>(d));
-  } else if (is_placer_start(config_.start)) {
+  } else if (config_.start.kind == StartKind::kPlacer) {
     PlacerOptions opt;
     opt.seed = static_cast<int64_t>(config_.start_seed);
-    const std::string name = config_.start.substr(sizeof(kPlacerStart) - 1);
-    fixed_start_ = name == kBestPlacer ? best_fast_placement(graph, cluster, opt)
-                                       : make_placer(name)->place(graph, cluster, opt);
+    const std::string& name = config_.start.placer;
+    fixed_start_ = make_placer(name)->place(graph, cluster, opt);  // "best" is registered
     canonical_device_names(graph, cluster, &fixed_start_.device);
   }
   order_ = graph.topo_order();
@@ -93,16 +107,16 @@ double PlacementEnv::evaluate() {
 
 void PlacementEnv::reset(std::mt19937_64& rng) {
   const int d = cluster_.num_devices();
-  if (config_.start == "random") {
+  if (config_.start.kind == StartKind::kRandom) {
     placement_ = Placement(d, graph_.num_nodes());
     for (auto& x : placement_.device) x = static_cast<int32_t>(rng() % static_cast<uint64_t>(d));
   } else {
     placement_ = fixed_start_;
   }
-  if (config_.order == "random") {
+  if (config_.order == NodeOrder::kRandom) {
     order_.resize(graph_.num_nodes());
     std::iota(order_.begin(), order_.end(), 0);
-    std::shuffle(order_.begin(), order_.end(), rng);
+    shuffle_in_place(order_, rng);
   }
   std::fill(visited_.begin(), visited_.end(), 0);
   step_ = 0;
@@ -136,7 +150,7 @@ Placement PlacementEnv::best_placement() const {
 double PlacementEnv::step(int device) {
   PLACETO_CHECK(!done());
   PLACETO_CHECK(device >= 0 && device < cluster_.num_devices());
-  const double before = incumbent_reward_ ? best_objective_ : objective_;
+  const double before = config_.reward == RewardKind::kIncumbent ? best_objective_ : objective_;
   const NodeId v = order_[step_];
   placement_.device[v] = device;
   visited_[v] += 1;
@@ -145,7 +159,7 @@ double PlacementEnv::step(int device) {
   const double after = evaluate();
   note_if_best();
   double reward = before - after;
-  if (incumbent_reward_) reward = std::max(0.0, reward);
+  if (config_.reward == RewardKind::kIncumbent) reward = std::max(0.0, reward);
   return config_.normalize_reward ? reward / start_objective_ : reward;
 }
 

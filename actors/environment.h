@@ -14,38 +14,56 @@
 #include <string>
 #include <vector>
 
+#include "common/enum_names.h"
 #include "sim/cluster.h"
 #include "sim/graph.h"
 #include "sim/simulator.h"
 
 namespace placeto {
 
+// The start placement of an episode (config key env.start): "fixed_random" (one random
+// placement per graph, fixed by the seed; the reference default), "all_zero", "random" (a new
+// random placement every episode), "placer:NAME" (the placement of a fast classical placer,
+// e.g. "placer:m-etf", seeded by start_seed, devices named canonically) or "placer:best" (the
+// best of the fast placers on each graph, as anneal starts): the policy then refines a
+// classical placement.
+enum class StartKind { kFixedRandom, kAllZero, kRandom, kPlacer };
+struct EpisodeStart {
+  StartKind kind = StartKind::kFixedRandom;
+  std::string placer;  // kPlacer: a fast placer's registry name, or "best"
+  bool operator==(const EpisodeStart& o) const { return kind == o.kind && placer == o.placer; }
+};
+// Parses the text above once; anything else throws InputError naming `source`, env.start and
+// the allowed values (the fast placers' names for placer:NAME).
+EpisodeStart parse_episode_start(const std::string& text, const std::string& source);
+std::string episode_start_name(const EpisodeStart& start);
+
+// Node order (env.order): the graph's topological order, or a new random one per episode.
+enum class NodeOrder { kTopo, kRandom };
+inline constexpr EnumName<NodeOrder> kNodeOrderNames[] = {{NodeOrder::kTopo, "topo"},
+                                                          {NodeOrder::kRandom, "random"}};
+
+// Reward (env.reward).  kStep: r_t = R_{t-1} - R_t, the runtime the step saved (the
+// reference); a move that a later step repairs costs its damage now and earns it back later.
+// kIncumbent: r_t = max(0, best_{t-1} - R_t), only what improves on the best placement seen in
+// the episode (the start included), so exploratory moves are not punished and the return is
+// the improvement of the best placement, the one a policy returns.
+enum class RewardKind { kStep, kIncumbent };
+inline constexpr EnumName<RewardKind> kRewardNames[] = {{RewardKind::kStep, "step"},
+                                                        {RewardKind::kIncumbent, "incumbent"}};
+
 struct EnvConfig {
-  // Start placement: "fixed_random" (one random placement per graph, fixed by the seed; the
-  // reference default), "all_zero", "random" (a new random placement every episode), or
-  // "placer:NAME" (the placement of a classical placer, e.g. "placer:m-etf", seeded by
-  // start_seed, devices named canonically), or "placer:best" (the fastest of the fast
-  // placers on each graph, as anneal starts): the policy then refines a classical placement.
-  std::string start = "fixed_random";
-  // Node order: "topo" (the graph's topological order) or "random" (new per episode).
-  std::string order = "topo";
+  EpisodeStart start;
+  NodeOrder order = NodeOrder::kTopo;
   double memory_penalty_s_per_gb = 0;  // 0 = off; the reference suggests 2
   double max_mem_gb = 8;
   bool normalize_reward = true;  // divide rewards by the starting runtime
-  // "step": r_t = R_{t-1} - R_t, the runtime the step saved (the reference); a move that a
-  // later step repairs costs its damage now and earns it back later.  "incumbent":
-  // r_t = max(0, best_{t-1} - R_t), only what improves on the best placement seen in the
-  // episode (the start included), so exploratory moves are not punished and the return is
-  // the improvement of the best placement, the one a policy returns.
-  std::string reward = "step";
+  RewardKind reward = RewardKind::kStep;
   uint64_t start_seed = 1234;  // seed of the fixed random start placement
 };
 
 // Throws InputError naming `source` and the field when a value is not allowed.
 void validate_env_config(const EnvConfig& c, const std::string& source);
-
-// Whether `start` (EnvConfig::start) names a classical placer ("placer:NAME").
-bool is_placer_start(const std::string& start);
 
 // Renames the devices of `device` (one entry per node) in the order of their first use along
 // the topological order, so that placements equal up to a permutation of interchangeable
@@ -95,7 +113,6 @@ class PlacementEnv {
   const Graph& graph_;
   const Cluster& cluster_;
   EnvConfig config_;
-  bool incumbent_reward_ = false;  // config_.reward == "incumbent", read once
   Simulator sim_;
   Placement fixed_start_;
   Placement placement_;

@@ -128,10 +128,10 @@ torch::Tensor PolicyNetImpl::sweep(const torch::Tensor& h0,
 torch::Tensor PolicyNetImpl::embed_node_major(const torch::Tensor& x, const GraphTensors& gt) {
   torch::Tensor h0 = torch::relu(node_transform(x.transpose(0, 1)));  // [N, T, H]
   torch::Tensor hf, hb;
-  if (config_.message_passing == "radial") {
+  if (config_.message_passing == MessagePassing::kRadial) {
     hf = propagate(h0, gt.src, gt.dst, f_fwd, g_fwd);
     hb = propagate(h0, gt.dst, gt.src, f_bwd, g_bwd);
-  } else if (config_.message_passing == "sweep") {
+  } else if (config_.message_passing == MessagePassing::kSweep) {
     hf = sweep(h0, gt.fwd_levels, f_fwd, g_fwd);
     hb = sweep(h0, gt.bwd_levels, f_bwd, g_bwd);
   } else {

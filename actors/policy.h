@@ -21,17 +21,18 @@
 #include <vector>
 
 #include "actors/features.h"
+#include "actors/message_passing.h"
 #include "sim/graph.h"
 
 namespace placeto {
 
 struct PolicyConfig {
-  int num_devices = 2;                     // D; a model refuses any other D
-  int hidden = 16;                         // embedding width H
-  std::string message_passing = "radial";  // radial | sweep | none
-  int rounds = 8;                          // rounds of the radial variant
-  bool parallel_aggregation = true;        // pool over "parallel" nodes
-  int parallel_k = 0;                      // 0: all parallel nodes, else the k closest
+  int num_devices = 2;  // D; a model refuses any other D
+  int hidden = 16;      // embedding width H
+  MessagePassing message_passing = MessagePassing::kRadial;
+  int rounds = 8;                    // rounds of the radial variant
+  bool parallel_aggregation = true;  // pool over "parallel" nodes
+  int parallel_k = 0;                // 0: all parallel nodes, else the k closest
   FeatureConfig features;
 };
 

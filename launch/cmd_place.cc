@@ -15,9 +15,17 @@
 #include "sim/coarse_map.h"
 #include "sim/graph_io.h"
 #include "sim/placers/evaluation.h"
+#include "sim/placers/registry.h"
 
 namespace placeto {
 namespace {
+
+std::vector<std::string> start_taking_methods() {
+  std::vector<std::string> out;
+  for (const PlacerInfo& i : registered_placers())
+    if (i.takes_start) out.push_back(i.name);
+  return out;
+}
 
 struct PlaceArgs {
   std::string graph, method, out, initial, checkpoint;
@@ -61,22 +69,25 @@ Json write_fine_placement(const PlaceArgs& a, const Ungrouping& u, const Cluster
 }
 
 void run_place(PlaceArgs a) {
-  const bool policy = a.method == "policy";
-  std::unique_ptr<Placer> placer;
-  if (!policy) placer = make_placer(a.method);  // first, so a typo fails before any work
-  if (policy && a.checkpoint.empty()) throw InputError("--method policy needs --checkpoint");
-  if (!policy && !a.checkpoint.empty())
-    throw InputError("--checkpoint is only used by --method policy");
+  const PlacerInfo& info = placer_info(a.method);  // first, so a typo fails before any work
+  if (info.needs_checkpoint && a.checkpoint.empty())
+    throw InputError("--method " + a.method + " needs --checkpoint");
+  if (!info.needs_checkpoint && !a.checkpoint.empty())
+    throw InputError("--checkpoint is only used by learned methods (--method " + a.method +
+                     " takes none)");
+  if (!a.initial.empty() && !info.takes_start)
+    throw InputError("--initial is only used by methods that refine a start placement (" +
+                     placer_list(start_taking_methods()) + "; got --method " + a.method + ")");
   if (a.ungroup.empty() && (!a.map.empty() || !a.fine_out.empty()))
     throw InputError("--map and --fine-out are only used with --ungroup ORIGINAL.json");
   check_output_path(a.out, {a.graph, a.ungroup, a.map, a.initial, a.checkpoint, a.placer.cluster});
+  a.placer.options.checkpoint = a.checkpoint;
+  validate_options(info, a.placer.options, "--method " + a.method);
   const Graph g = load_graph(a.graph);
   const Cluster c = cluster_from_cli(a.placer);
   std::unique_ptr<Ungrouping> ungrouping;
   if (!a.ungroup.empty()) ungrouping = std::make_unique<Ungrouping>(load_ungrouping(a, g));
   if (!a.initial.empty()) {
-    if (a.method != "anneal")
-      throw InputError("--initial is only used by --method anneal (got --method " + a.method + ")");
     Placement p = load_placement(a.initial, g);
     if (p.num_devices != c.num_devices())
       throw InputError(a.initial + ": devices: the placement is for " +
@@ -84,17 +95,7 @@ void run_place(PlaceArgs a) {
                        std::to_string(c.num_devices()));
     a.placer.options.initial = std::move(p);
   }
-  PlacerRun run;
-  if (policy) {
-    run.method = "policy";
-    run.placement =
-        place_graph_with_policy(a.checkpoint, g, c, std::max(1, a.placer.options.samples),
-                                a.placer.options.seed, &run.place_ms);
-    run.evaluation = evaluate_placement(g, c, run.placement);
-    if (!run.evaluation.feasible) run.message = describe_infeasibility(c, run.evaluation);
-  } else {
-    run = run_placer(*placer, g, c, a.placer.options);
-  }
+  const PlacerRun run = run_placer(*info.make(a.placer.options), g, c, a.placer.options);
   save_placement(g, run.placement, a.out);
   const PlacementEvaluation& e = run.evaluation;
   Json out;
@@ -122,15 +123,14 @@ void run_place(PlaceArgs a) {
 
 void register_place_command(CLI::App& app) {
   auto args = std::make_shared<PlaceArgs>();
-  CLI::App* cmd = app.add_subcommand("place", "Place a graph with a classical method");
+  CLI::App* cmd = app.add_subcommand("place", "Place a graph with one method");
   cmd->add_option("--graph", args->graph, "Graph file (placeto-graph JSON)")->required();
-  cmd->add_option("--method", args->method,
-                  "single, random, round-robin, expert, metis, heft, m-etf, m-sct, anneal, "
-                  "policy (with --checkpoint; --samples k: best of k episodes)")
+  cmd->add_option("--method", args->method, "Placement method, one of:\n" + placer_help())
       ->required();
   cmd->add_option("--out", args->out, "Placement file to write (JSON)")->required();
   cmd->add_option("--initial", args->initial, "anneal: start from this placement (JSON)");
-  cmd->add_option("--checkpoint", args->checkpoint, "policy: checkpoint file, directory or LATEST");
+  cmd->add_option("--checkpoint", args->checkpoint,
+                  "Learned methods: checkpoint file, directory or LATEST");
   cmd->add_option("--ungroup", args->ungroup,
                   "--graph is coarse: also write the placement of this original graph and "
                   "simulate it");

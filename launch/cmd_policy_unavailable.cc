@@ -2,14 +2,22 @@
 // so clearly instead of being silently absent.
 #include "common/error.h"
 #include "launch/commands.h"
+#include "sim/placers/registry.h"
 
 namespace placeto {
 
-Placement place_graph_with_policy(const std::string&, const Graph&, const Cluster&, int, int64_t,
-                                  double*) {
-  throw InputError(
-      "--method policy needs LibTorch; this build has none (apt install "
-      "libtorch-dev and rebuild)");
+void register_learned_placers() {
+  PlacerInfo p;
+  p.name = "policy";
+  p.summary = "a trained policy (needs a build with LibTorch)";
+  p.kind = PlacerKind::kLearned;
+  p.needs_checkpoint = true;
+  p.make = [](const PlacerOptions&) -> std::unique_ptr<Placer> {
+    throw InputError(
+        "--method policy needs LibTorch; this build has none (apt install libtorch-dev and "
+        "rebuild)");
+  };
+  register_placer(p);
 }
 
 void register_learning_commands(CLI::App&) {}

@@ -25,15 +25,7 @@ void run_sim(const SimArgs& a) {
   if (!a.trace.empty()) check_output_path(a.trace, {a.graph, a.placement, a.cluster}, "--trace");
   Graph g = load_graph(a.graph);
   Placement p = load_placement(a.placement, g);
-  Cluster c;
-  if (!a.cluster.empty()) {
-    c = load_cluster(a.cluster);
-    if (a.devices > 0 && a.devices != c.num_devices())
-      throw InputError("--devices " + std::to_string(a.devices) + " contradicts " + a.cluster +
-                       ", which has " + std::to_string(c.num_devices()) + " devices");
-  } else {
-    c = default_cluster(a.devices > 0 ? a.devices : p.num_devices);
-  }
+  const Cluster c = resolve_cluster(a.cluster, a.devices, p.num_devices);
   if (p.num_devices != c.num_devices())
     throw InputError(a.placement + ": devices: the placement is for " +
                      std::to_string(p.num_devices) + " devices but the cluster has " +

@@ -6,9 +6,6 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "sim/cluster.h"
-#include "sim/graph.h"
-
 namespace placeto {
 
 void register_sim_command(CLI::App& app);
@@ -18,9 +15,9 @@ void register_compare_command(CLI::App& app);  // cmd_compare.cc
 void register_import_command(CLI::App& app);
 // train and eval (cmd_policy.cc with LibTorch; nothing without it).
 void register_learning_commands(CLI::App& app);
-// `placeto place --method policy`: the best of `samples` episodes (1 = greedy).
-Placement place_graph_with_policy(const std::string& checkpoint, const Graph& g, const Cluster& c,
-                                  int samples, int64_t seed, double* place_ms);
+// Adds the learned placers (policy, policy+anneal) to the registry; without LibTorch it adds
+// a "policy" whose use says that the build has no LibTorch.  main() calls it first.
+void register_learned_placers();
 void register_generate_command(CLI::App& app);
 void register_coarsen_command(CLI::App& app);
 

@@ -11,25 +11,19 @@ void add_placer_cli_options(CLI::App* cmd, PlacerCliArgs* a) {
   cmd->add_option("--seed", a->options.seed, "Random seed (default 1)");
   cmd->add_option("--budget", a->options.budget, "anneal: number of simulations (default 2000)")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
-  cmd->add_option("--samples", a->options.samples, "random: placements drawn (default 16)")
-      ->check(CLI::Range(0, 1 << 30));
+  cmd->add_option("--time-ms", a->options.time_ms,
+                  "Searches: size the budget to this many milliseconds of placement time "
+                  "(the schedule completes; instead of --budget)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--time-limit", a->options.time_limit_s,
                   "anneal: stop after this many seconds (default: no limit; makes results "
                   "depend on machine speed)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--samples", a->options.samples,
+                  "random: placements drawn (default 16); policy: best of k episodes")
+      ->check(CLI::Range(0, 1 << 30));
 }
 
-Cluster cluster_from_cli(const PlacerCliArgs& a) {
-  if (a.cluster.empty()) {
-    if (a.devices < 1)
-      throw InputError("give the number of devices with --devices or a --cluster file");
-    return default_cluster(a.devices);
-  }
-  Cluster c = load_cluster(a.cluster);
-  if (a.devices > 0 && a.devices != c.num_devices())
-    throw InputError("--devices " + std::to_string(a.devices) + " contradicts " + a.cluster +
-                     ", which has " + std::to_string(c.num_devices()) + " devices");
-  return c;
-}
+Cluster cluster_from_cli(const PlacerCliArgs& a) { return resolve_cluster(a.cluster, a.devices); }
 
 }  // namespace placeto

@@ -14,7 +14,6 @@
 
 #include "common/comm/factory.h"
 #include "common/error.h"
-#include "learner/comm_collective.h"
 #include "learner/train_config.h"
 #include "learner/training_run.h"
 #include "placeto/config.h"
@@ -56,10 +55,10 @@ int main(int argc, char** argv) {
     co.deterministic = true;
     co.timeout_s = cfg.collective_timeout_s;
     auto comm = placeto::make_communicator(co, mpi);
-    placeto::CommCollective coll(*comm);
     int rc;
     try {
-      rc = placeto::run_training(opts, coll);
+      placeto::read_run_environment(&opts);
+      rc = placeto::run_training(opts, *comm);
     } catch (const placeto::Error& e) {
       std::cerr << "placeto_actor: rank " << comm->rank() << ": error: " << e.what() << std::endl;
       if (comm->size() > 1) comm->abort(2, e.what());

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
          "Messages shown: trace, debug, info (default), warn, error (before the subcommand; "
          "placeto train takes log_level from its config)")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
+  placeto::register_learned_placers();  // before the commands: their --help lists them
   placeto::register_sim_command(app);
   placeto::register_ckpt_info_command(app);
   placeto::register_place_command(app);

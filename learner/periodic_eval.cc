@@ -3,12 +3,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <limits>
 
 #include "common/error.h"
 #include "learner/policy_io.h"
 #include "sim/placers/evaluation.h"
-#include "sim/placers/placer.h"
+#include "sim/placers/protocol.h"
 
 namespace placeto {
 
@@ -18,8 +17,8 @@ double EvalSummary::score() const {
 }
 
 PeriodicEvaluator::PeriodicEvaluator(const TrainConfig& config, std::vector<NamedGraph> test,
-                                     Cluster cluster, Collective& coll)
-    : config_(config), test_(std::move(test)), cluster_(std::move(cluster)), coll_(coll) {
+                                     Cluster cluster, Communicator& comm)
+    : config_(config), test_(std::move(test)), cluster_(std::move(cluster)), comm_(comm) {
   const size_t n = test_.size();
   single_us_.assign(n, 0);
   heft_us_.assign(n, 0);
@@ -28,19 +27,17 @@ PeriodicEvaluator::PeriodicEvaluator(const TrainConfig& config, std::vector<Name
   po.seed = static_cast<int64_t>(config_.seed);
   for (size_t i = 0; i < n; ++i) {
     if (!mine(i)) continue;
-    double best = std::numeric_limits<double>::infinity();
-    for (const std::string& m : fast_placer_names()) {
-      PlacerRun run = run_placer(*make_placer(m), test_[i].graph, cluster_, po);
-      const double rt = run.evaluation.feasible ? run.evaluation.runtime_us
-                                                : std::numeric_limits<double>::infinity();
-      if (m == "single") single_us_[i] = run.evaluation.runtime_us;
-      if (m == "heft") heft_us_[i] = run.evaluation.runtime_us;
-      best = std::min(best, rt);
-    }
-    // With no feasible classical placement, compare against single's runtime.
-    best_classical_us_[i] = std::isfinite(best) ? best : single_us_[i];
+    // The evaluation protocol's reference (sim/placers/protocol.h): the same best classical
+    // placement as placeto compare and placeto eval report for this graph.
+    const ClassicalReference ref = classical_reference(test_[i].graph, cluster_, po);
+    single_us_[i] = ref.single_run().evaluation.runtime_us;
+    for (const PlacerRun& run : ref.runs)
+      if (run.method == "heft") heft_us_[i] = run.evaluation.runtime_us;
+    best_classical_us_[i] = ref.best_run().evaluation.runtime_us;
   }
 }
+
+double PeriodicEvaluator::best_classical_us(size_t i) const { return best_classical_us_.at(i); }
 
 EvalSummary PeriodicEvaluator::evaluate(PolicyNet& net, int64_t iteration) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -64,9 +61,9 @@ EvalSummary PeriodicEvaluator::evaluate(PolicyNet& net, int64_t iteration) {
     row[4] = ok ? 0.0 : 1.0;
   }
   // Each graph's row is non-zero on exactly one rank: summing the gathered copies merges them.
-  std::vector<double> all = coll_.all_gather(local);
+  std::vector<double> all = comm_.all_gather_doubles(local);
   std::vector<double> merged(n * kCols, 0.0);
-  for (int r = 0; r < coll_.size(); ++r)
+  for (int r = 0; r < comm_.size(); ++r)
     for (size_t j = 0; j < n * kCols; ++j) merged[j] += all[static_cast<size_t>(r) * n * kCols + j];
   EvalSummary s;
   s.iteration = iteration;

@@ -1,12 +1,13 @@
 // The trainer's periodic evaluation on the test split (eval.csv, best checkpoint).
 //
 // At construction every rank places its share of the test graphs (graph i belongs to rank
-// i mod size) with the classical placers once, keeping `single`, `heft` and the best of
-// them.  evaluate() then places the same graphs zero-shot with the current network (greedy,
-// and the best of `eval_samples` sampled episodes) and gathers geometric-mean runtime ratios
-// on every rank.  The score that selects the best checkpoint is the greedy ratio to the best
-// classical placer (lower is better).  Infeasible placements (memory over capacity) are
-// counted as failures and rank behind every feasible score.
+// i mod size) with the classical placers once, through the evaluation protocol's reference
+// (sim/placers/protocol.h), keeping `single`, `heft` and the best of them.  evaluate() then places
+// the same graphs zero-shot with the current network (greedy, and the best of `eval_samples`
+// sampled episodes) and gathers geometric-mean runtime ratios on every rank.  The score that
+// selects the best checkpoint is the greedy ratio to the best classical placer (lower is better).
+// Infeasible placements (memory over capacity) are counted as failures and rank behind every
+// feasible score.
 //
 // evaluate() is collective: every rank calls it at the same iterations.  Not thread-safe.
 #pragma once
@@ -15,10 +16,10 @@
 #include <vector>
 
 #include "actors/policy.h"
-#include "learner/collective.h"
-#include "learner/graph_set.h"
+#include "common/comm/comm.h"
 #include "learner/train_config.h"
 #include "sim/cluster.h"
+#include "sim/graph_set.h"
 
 namespace placeto {
 
@@ -38,20 +39,22 @@ struct EvalSummary {
 class PeriodicEvaluator {
  public:
   PeriodicEvaluator(const TrainConfig& config, std::vector<NamedGraph> test, Cluster cluster,
-                    Collective& coll);
+                    Communicator& comm);
   EvalSummary evaluate(PolicyNet& net, int64_t iteration);
   int num_graphs() const { return static_cast<int>(test_.size()); }
+  // The best classical runtime of test graph i (filled on the rank that owns it, 0 elsewhere).
+  double best_classical_us(size_t i) const;
 
   static std::string csv_header();
   static std::string csv_row(const EvalSummary& s, bool best);
 
  private:
-  bool mine(size_t i) const { return static_cast<int>(i % coll_.size()) == coll_.rank(); }
+  bool mine(size_t i) const { return static_cast<int>(i % comm_.size()) == comm_.rank(); }
 
   TrainConfig config_;
   std::vector<NamedGraph> test_;
   Cluster cluster_;
-  Collective& coll_;
+  Communicator& comm_;
   // Per test graph (only this rank's entries are filled): reference runtimes.
   std::vector<double> single_us_, heft_us_, best_classical_us_;
 };

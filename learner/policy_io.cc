@@ -1,17 +1,13 @@
 #include "learner/policy_io.h"
 
-#include <algorithm>
-#include <chrono>
 #include <filesystem>
-#include <memory>
-#include <random>
 
-#include "actors/rollout.h"
 #include "common/checkpoint/checkpoint_store.h"
 #include "common/error.h"
 #include "learner/checkpointing.h"
 #include "learner/param_vector.h"
 #include "learner/trainer.h"
+#include "sim/placers/registry.h"
 
 namespace placeto {
 
@@ -53,41 +49,48 @@ PolicyPlacement place_with_policy(LoadedPolicy& policy, const Graph& g, const Cl
 PolicyPlacement place_with_net(PolicyNet& net, const TrainConfig& config, const Graph& g,
                                const Cluster& cluster, int samples, uint64_t seed) {
   PLACETO_CHECK_EQ(cluster.num_devices(), config.devices);
-  auto t0 = std::chrono::steady_clock::now();
-  GraphTensors gt = make_graph_tensors(g, config.policy.message_passing == "sweep");
-  EnvConfig env_cfg = config.env;
-  PlacementEnv env(g, cluster, env_cfg);
-  std::mt19937_64 rng(seed);
-  PolicyPlacement best;
-  bool best_ok = false;
-  bool have = false;
-  auto consider = [&](const EpisodeRecord& rec) {
-    // Each episode's best placement seen, its start included: a policy never returns a
-    // placement worse than the one it started from.
-    const bool ok = rec.best_memory_ok;
-    if (!have || (ok && !best_ok) || (ok == best_ok && rec.best_runtime_us < best.runtime_us)) {
-      best.placement = rec.best_placement;
-      best.runtime_us = rec.best_runtime_us;
-      best_ok = ok;
-      have = true;
-    }
+  return place_with_network(net, config.env,
+                            config.policy.message_passing == MessagePassing::kSweep, g, cluster,
+                            samples, seed);
+}
+
+namespace {
+
+LearnedPlacerSetup setup_from_checkpoint(const std::string& checkpoint) {
+  LoadedPolicy p = load_policy(checkpoint);
+  LearnedPlacerSetup s;
+  s.net = p.net;
+  s.env = p.config.env;
+  s.sweep = p.config.policy.message_passing == MessagePassing::kSweep;
+  s.devices = p.config.devices;
+  s.source = p.path;
+  return s;
+}
+
+}  // namespace
+
+void register_policy_placers() {
+  if (find_placer("policy")) return;
+  PlacerInfo policy;
+  policy.name = "policy";
+  policy.summary = "a trained policy (--checkpoint): best of --samples episodes (1 = greedy)";
+  policy.kind = PlacerKind::kLearned;
+  policy.stochastic = true;
+  policy.takes_samples = true;
+  policy.needs_checkpoint = true;
+  policy.make = [](const PlacerOptions& o) {
+    return make_policy_placer(setup_from_checkpoint(o.checkpoint));
   };
-  consider(run_episode(net, gt, env, rng, ActionMode::kGreedy, false));
-  // Sampled episodes run in lockstep batches (one forward per step for the whole batch).
-  constexpr int kBatch = 8;
-  std::vector<std::unique_ptr<PlacementEnv>> envs;
-  for (int done = 1; done < samples;) {
-    const int b = std::min(kBatch, samples - done);
-    while (static_cast<int>(envs.size()) < b)
-      envs.push_back(std::make_unique<PlacementEnv>(g, cluster, env_cfg));
-    std::vector<PlacementEnv*> batch;
-    for (int i = 0; i < b; ++i) batch.push_back(envs[i].get());
-    for (const EpisodeRecord& rec : run_episodes(net, gt, batch, rng, ActionMode::kSample, false))
-      consider(rec);
-    done += b;
-  }
-  best.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return best;
+  register_placer(policy);
+  PlacerInfo seeded = policy;
+  seeded.name = "policy+anneal";
+  seeded.summary = "anneal started from the policy's placement (--budget or --time-ms: both)";
+  seeded.kind = PlacerKind::kSearch;
+  seeded.takes_budget = true;
+  seeded.make = [](const PlacerOptions& o) {
+    return make_policy_anneal_placer(setup_from_checkpoint(o.checkpoint));
+  };
+  register_placer(seeded);
 }
 
 }  // namespace placeto

@@ -1,10 +1,12 @@
-// Loading a trained policy from a checkpoint for placement and evaluation, and placing a
-// graph with it (greedy, or the best of k sampled episodes).
+// Loading a trained policy from a checkpoint for placement and evaluation, placing a graph
+// with it (greedy, or the best of k sampled episodes), and registering the learned placers
+// (actors/policy_placer.h) in the placer registry.
 #pragma once
 
 #include <string>
 
 #include "actors/policy.h"
+#include "actors/policy_placer.h"
 #include "learner/train_config.h"
 #include "sim/cluster.h"
 #include "sim/graph.h"
@@ -21,16 +23,9 @@ struct LoadedPolicy {
 // checkpoint is used).  Throws InputError naming the file.
 LoadedPolicy load_policy(const std::string& path);
 
-struct PolicyPlacement {
-  Placement placement;
-  double runtime_us = 0;  // simulated
-  double seconds = 0;     // wall time of placing
-};
-
-// Places `g` zero-shot: the greedy episode, and when samples > 1 also `samples` sampled
-// episodes, keeping the fastest feasible one (by simulated runtime; infeasible ones only if
-// nothing is feasible).  Throws InputError if the cluster's device count differs from the
-// model's.
+// Places `g` zero-shot (place_with_network): the greedy episode, and when samples > 1 also
+// samples - 1 sampled episodes, keeping the best placement seen (feasible first).  Throws
+// InputError if the cluster's device count differs from the model's.
 PolicyPlacement place_with_policy(LoadedPolicy& policy, const Graph& g, const Cluster& cluster,
                                   int samples, uint64_t seed);
 
@@ -38,5 +33,10 @@ PolicyPlacement place_with_policy(LoadedPolicy& policy, const Graph& g, const Cl
 // the environment and message-passing settings the network was trained with.
 PolicyPlacement place_with_net(PolicyNet& net, const TrainConfig& config, const Graph& g,
                                const Cluster& cluster, int samples, uint64_t seed);
+
+// Adds "policy" and "policy+anneal" (kind learned, options.checkpoint required) to the placer
+// registry; each loads its checkpoint once, when it is built.  Idempotent.  Call it at the
+// start of every program that places with policies (placeto, placeto_actor, tests).
+void register_policy_placers();
 
 }  // namespace placeto

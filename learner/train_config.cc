@@ -1,12 +1,13 @@
 #include "learner/train_config.h"
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 
 #include "common/error.h"
 #include "common/files.h"
 #include "common/yaml_util.h"
-#include "sim/placers/placer.h"
+#include "sim/placers/registry.h"
 
 namespace placeto {
 
@@ -87,6 +88,19 @@ void apply_override(YAML::Node root, const std::string& arg) {
   root[parts[0]][leaf] = v;
 }
 
+// Reads an enum-valued key once: a name outside the table is an error naming the file, the
+// key and the allowed names.
+template <typename E, size_t N>
+void get_enum(const YamlField& f, const char* key, const char* full_key, const std::string& source,
+              const EnumName<E> (&table)[N], E* out) {
+  if (!f.has(key)) return;
+  const std::string text = f.at(key).as_string();
+  const std::optional<E> v = parse_enum(text, table);
+  if (!v)
+    throw_input_error(source, full_key, "'" + text + "' is not one of " + enum_choices(table));
+  *out = *v;
+}
+
 }  // namespace
 
 TrainConfig parse_train_config(const std::string& yaml_text, const std::string& source,
@@ -112,7 +126,7 @@ TrainConfig parse_train_config(const std::string& yaml_text, const std::string& 
   f.get("lr_final", &c.lr_final);
   f.get("grad_clip", &c.grad_clip);
   f.get("entropy_beta", &c.entropy_beta);
-  f.get("baseline", &c.baseline);
+  get_enum(f, "baseline", "baseline", source, kBaselineNames, &c.baseline);
   f.get("baseline_window", &c.baseline_window);
   f.get("discount", &c.discount);
   f.get("normalize_advantages", &c.normalize_advantages);
@@ -128,19 +142,20 @@ TrainConfig parse_train_config(const std::string& yaml_text, const std::string& 
   YamlField p = f.at("policy");
   p.check_keys(kPolicyKeys);
   p.get("hidden", &c.policy.hidden);
-  p.get("message_passing", &c.policy.message_passing);
+  get_enum(p, "message_passing", "policy.message_passing", source, kMessagePassingNames,
+           &c.policy.message_passing);
   p.get("rounds", &c.policy.rounds);
   p.get("parallel_aggregation", &c.policy.parallel_aggregation);
   p.get("parallel_k", &c.policy.parallel_k);
   p.get("with_memory", &c.policy.with_memory);
   YamlField e = f.at("env");
   e.check_keys(kEnvKeys);
-  e.get("start", &c.env.start);
-  e.get("order", &c.env.order);
+  if (e.has("start")) c.env.start = parse_episode_start(e.at("start").as_string(), source);
+  get_enum(e, "order", "env.order", source, kNodeOrderNames, &c.env.order);
   e.get("memory_penalty_s_per_gb", &c.env.memory_penalty_s_per_gb);
   e.get("max_mem_gb", &c.env.max_mem_gb);
   e.get("normalize_reward", &c.env.normalize_reward);
-  e.get("reward", &c.env.reward);
+  get_enum(e, "reward", "env.reward", source, kRewardNames, &c.env.reward);
   if (e.has("start_seed")) c.env.start_seed = static_cast<uint64_t>(e.at("start_seed").as_int());
 
   auto bad = [&](const std::string& key, const std::string& msg) {
@@ -153,9 +168,7 @@ TrainConfig parse_train_config(const std::string& yaml_text, const std::string& 
   if (!(c.lr > 0) || !(c.lr_final > 0)) bad("lr", "lr and lr_final must be > 0");
   if (c.grad_clip < 0) bad("grad_clip", "must be >= 0 (0 = no clipping)");
   if (c.entropy_beta < 0) bad("entropy_beta", "must be >= 0");
-  if (c.baseline != "window" && c.baseline != "leave_one_out")
-    bad("baseline", "'" + c.baseline + "' is not one of window, leave_one_out");
-  if (c.baseline == "leave_one_out" && c.episodes_per_iteration < 2)
+  if (c.baseline == BaselineKind::kLeaveOneOut && c.episodes_per_iteration < 2)
     bad("baseline", "leave_one_out needs episodes_per_iteration >= 2, got " +
                         std::to_string(c.episodes_per_iteration));
   if (c.baseline_window < 1) bad("baseline_window", "must be >= 1");
@@ -181,10 +194,6 @@ TrainConfig parse_train_config(const std::string& yaml_text, const std::string& 
   if (!(c.collective_timeout_s > 0)) bad("collective_timeout_s", "must be > 0");
   if (c.policy.hidden < 1 || c.policy.hidden > 4096)
     bad("policy.hidden", "must be in [1, 4096], got " + std::to_string(c.policy.hidden));
-  if (c.policy.message_passing != "radial" && c.policy.message_passing != "sweep" &&
-      c.policy.message_passing != "none")
-    bad("policy.message_passing",
-        "'" + c.policy.message_passing + "' is not one of radial, sweep, none");
   if (c.policy.rounds < 0 || c.policy.rounds > 64) bad("policy.rounds", "must be in [0, 64]");
   if (c.policy.parallel_k < 0) bad("policy.parallel_k", "must be >= 0");
   validate_env_config(c.env, source);
@@ -209,7 +218,7 @@ std::string train_config_to_yaml(const TrainConfig& c) {
   out << YAML::Key << "lr_final" << YAML::Value << c.lr_final;
   out << YAML::Key << "grad_clip" << YAML::Value << c.grad_clip;
   out << YAML::Key << "entropy_beta" << YAML::Value << c.entropy_beta;
-  out << YAML::Key << "baseline" << YAML::Value << c.baseline;
+  out << YAML::Key << "baseline" << YAML::Value << enum_name(c.baseline, kBaselineNames);
   out << YAML::Key << "baseline_window" << YAML::Value << c.baseline_window;
   out << YAML::Key << "discount" << YAML::Value << c.discount;
   out << YAML::Key << "normalize_advantages" << YAML::Value << c.normalize_advantages;
@@ -224,20 +233,21 @@ std::string train_config_to_yaml(const TrainConfig& c) {
   out << YAML::Key << "log_level" << YAML::Value << c.log_level;
   out << YAML::Key << "policy" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "hidden" << YAML::Value << c.policy.hidden;
-  out << YAML::Key << "message_passing" << YAML::Value << c.policy.message_passing;
+  out << YAML::Key << "message_passing" << YAML::Value
+      << enum_name(c.policy.message_passing, kMessagePassingNames);
   out << YAML::Key << "rounds" << YAML::Value << c.policy.rounds;
   out << YAML::Key << "parallel_aggregation" << YAML::Value << c.policy.parallel_aggregation;
   out << YAML::Key << "parallel_k" << YAML::Value << c.policy.parallel_k;
   out << YAML::Key << "with_memory" << YAML::Value << c.policy.with_memory;
   out << YAML::EndMap;
   out << YAML::Key << "env" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "start" << YAML::Value << c.env.start;
-  out << YAML::Key << "order" << YAML::Value << c.env.order;
+  out << YAML::Key << "start" << YAML::Value << episode_start_name(c.env.start);
+  out << YAML::Key << "order" << YAML::Value << enum_name(c.env.order, kNodeOrderNames);
   out << YAML::Key << "memory_penalty_s_per_gb" << YAML::Value << c.env.memory_penalty_s_per_gb;
   out << YAML::Key << "max_mem_gb" << YAML::Value << c.env.max_mem_gb;
   out << YAML::Key << "normalize_reward" << YAML::Value << c.env.normalize_reward;
   out << YAML::Key << "start_seed" << YAML::Value << c.env.start_seed;
-  out << YAML::Key << "reward" << YAML::Value << c.env.reward;
+  out << YAML::Key << "reward" << YAML::Value << enum_name(c.env.reward, kRewardNames);
   out << YAML::EndMap << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
 }

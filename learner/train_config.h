@@ -9,17 +9,26 @@
 
 #include "actors/environment.h"
 #include "actors/features.h"
+#include "actors/message_passing.h"
 
 namespace placeto {
 
 struct PolicyOptions {
   int hidden = 16;
-  std::string message_passing = "radial";  // radial | sweep | none
+  MessagePassing message_passing = MessagePassing::kRadial;
   int rounds = 8;
   bool parallel_aggregation = true;
   int parallel_k = 0;
   bool with_memory = false;  // memory feature column
 };
+
+// The baseline subtracted from returns (key `baseline`).  kWindow: b_t = mean return at step
+// t of the last `baseline_window` episodes of the same graph (the reference).  kLeaveOneOut:
+// b_t = mean return at step t of the iteration's other episodes on the rank (same graph,
+// start and policy; unbiased); needs episodes_per_iteration >= 2 (learner/advantages.h).
+enum class BaselineKind { kWindow, kLeaveOneOut };
+inline constexpr EnumName<BaselineKind> kBaselineNames[] = {
+    {BaselineKind::kWindow, "window"}, {BaselineKind::kLeaveOneOut, "leave_one_out"}};
 
 struct TrainConfig {
   std::string family_dir;  // generated family (manifest.json) or a directory of graphs
@@ -32,11 +41,7 @@ struct TrainConfig {
   double lr_final = 1e-4;
   double grad_clip = 1.25;  // global L2 norm
   double entropy_beta = 0.01;
-  // "window": b_t = mean return at step t of the last `baseline_window` episodes of the same
-  // graph (the reference).  "leave_one_out": b_t = mean return at step t of the iteration's
-  // other episodes on the rank (same graph, start and policy; unbiased); needs
-  // episodes_per_iteration >= 2 (learner/advantages.h).
-  std::string baseline = "window";
+  BaselineKind baseline = BaselineKind::kWindow;
   int baseline_window = 10;  // episodes per graph in the window baseline
   double discount = 1.0;     // return discount; 1 = undiscounted (the reference)
   // Centre each rank's advantages and scale them to unit standard deviation per iteration,

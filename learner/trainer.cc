@@ -9,7 +9,7 @@
 #include "learner/advantages.h"
 #include "learner/loss.h"
 #include "learner/param_vector.h"
-#include "sim/placers/placer.h"
+#include "sim/placers/registry.h"
 
 namespace placeto {
 
@@ -30,7 +30,7 @@ std::vector<int32_t> teacher_placement(const std::string& teacher, const Graph& 
                                        const EnvConfig& env) {
   PlacerOptions opt;
   opt.seed = static_cast<int64_t>(seed);
-  if (teacher == "anneal" && is_placer_start(env.start)) {
+  if (teacher == "anneal" && env.start.kind == StartKind::kPlacer) {
     // Refinement: anneal polishes the episodes' start placement, whose device names the
     // labels keep, so that "leave this op where it is" is the label wherever anneal did.
     opt.initial = PlacementEnv(g, cluster, env).fixed_start();
@@ -57,17 +57,17 @@ std::mt19937_64 Trainer::iteration_engine(uint64_t seed, int rank, int64_t it) {
 }
 
 Trainer::Trainer(TrainConfig config, std::vector<NamedGraph> train, Cluster cluster,
-                 Collective& coll)
+                 Communicator& comm)
     : config_(std::move(config)),
       train_(std::move(train)),
       cluster_(std::move(cluster)),
-      coll_(coll),
+      comm_(comm),
       adam_(0) {
   PLACETO_CHECK(!train_.empty());
   PLACETO_CHECK_EQ(cluster_.num_devices(), config_.devices);
   torch::manual_seed(config_.seed);  // same initial weights on every rank
   policy_ = PolicyNet(make_policy_config(config_));
-  const bool levels = config_.policy.message_passing == "sweep";
+  const bool levels = config_.policy.message_passing == MessagePassing::kSweep;
   for (const auto& ng : train_) {
     tensors_.push_back(make_graph_tensors(ng.graph, levels));
     envs_.emplace_back();  // filled on first use, episodes_per_iteration per graph
@@ -80,7 +80,7 @@ Trainer::Trainer(TrainConfig config, std::vector<NamedGraph> train, Cluster clus
   adam_ = Adam(count_parameters(policy_));
   state_.params = get_flat_params(policy_);
   state_.baselines = BaselineStore(config_.baseline_window);
-  state_.world_size = coll_.size();
+  state_.world_size = comm_.size();
   state_.lr_from_value = config_.lr;
   state_.lr_to_iteration = config_.iterations;
 }
@@ -100,7 +100,7 @@ void Trainer::restore(const TrainerState& s) {
                      " parameters but this model has " + std::to_string(n) +
                      " (different policy settings?)");
   state_ = s;
-  state_.world_size = coll_.size();
+  state_.world_size = comm_.size();
   state_.baselines = s.baselines;
   if (state_.lr_to_iteration <= 0) {  // not recorded: the schedule of this config
     state_.lr_from_iteration = 0;
@@ -123,7 +123,7 @@ IterationStats Trainer::iterate() {
   using clock = std::chrono::steady_clock;
   const auto t_start = clock::now();
   const int64_t it = state_.iteration;
-  const int rank = coll_.rank();
+  const int rank = comm_.rank();
   const int k = config_.episodes_per_iteration;
   std::mt19937_64 rng = iteration_engine(config_.seed, rank, it);
   policy_->zero_grad();
@@ -181,7 +181,7 @@ IterationStats Trainer::iterate() {
       for (size_t t = 0; t < recs[e].actions.size(); ++t)
         recs[e].actions[t] = teacher_[gi][recs[e].current[t]];
     }
-  } else if (config_.baseline == "leave_one_out") {
+  } else if (config_.baseline == BaselineKind::kLeaveOneOut) {
     advs = leave_one_out_advantages(rets);
   } else {
     for (int e = 0; e < k; ++e) {
@@ -232,9 +232,10 @@ IterationStats Trainer::iterate() {
     grad_cos = cosine_similarity(first_half, second_half);
   }
   for (int e = 0; e < k; ++e) mine[static_cast<size_t>(e) * row + kGradCos] = grad_cos;
-  const double reduce_before = coll_.reduce_seconds();
-  coll_.all_reduce_mean(grads.data(), grads.size());
-  const double reduce_s = coll_.reduce_seconds() - reduce_before;
+  const auto reduce_t0 = std::chrono::steady_clock::now();
+  comm_.all_reduce(grads.data(), grads.size(), ReduceOp::kMean);
+  const double reduce_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - reduce_t0).count();
   IterationStats st;
   st.iteration = it + 1;
   st.grad_norm = clip_global_norm(grads.data(), grads.size(), config_.grad_clip);
@@ -247,7 +248,7 @@ IterationStats Trainer::iterate() {
   adam_.update(params.data(), grads.data(), st.lr);
   set_flat_params(policy_, params);
   // Every rank's episodes, in rank order: baselines and statistics.
-  std::vector<double> all = coll_.all_gather(mine);
+  std::vector<double> all = comm_.all_gather_doubles(mine);
   const int episodes = static_cast<int>(all.size() / row);
   double sum_rt = 0, best = 0, sum_ratio = 0, sum_ent = 0, sum_loss = 0, sum_best = 0;
   double sum_moves = 0, sum_adv_mean = 0, sum_adv_sd = 0, sum_cos = 0;

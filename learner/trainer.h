@@ -18,11 +18,11 @@
 
 #include "actors/environment.h"
 #include "actors/policy.h"
+#include "common/comm/comm.h"
 #include "learner/adam.h"
 #include "learner/baselines.h"
-#include "learner/collective.h"
-#include "learner/graph_set.h"
 #include "learner/train_config.h"
+#include "sim/graph_set.h"
 
 namespace placeto {
 
@@ -62,7 +62,7 @@ PolicyConfig make_policy_config(const TrainConfig& c);
 
 class Trainer {
  public:
-  Trainer(TrainConfig config, std::vector<NamedGraph> train, Cluster cluster, Collective& coll);
+  Trainer(TrainConfig config, std::vector<NamedGraph> train, Cluster cluster, Communicator& comm);
 
   // Runs until `config.iterations` are done or `stop()` returns true at an iteration
   // boundary (it must return the same value on every rank).  `after_iteration` is called on
@@ -88,7 +88,7 @@ class Trainer {
   TrainConfig config_;
   std::vector<NamedGraph> train_;
   Cluster cluster_;
-  Collective& coll_;
+  Communicator& comm_;
   PolicyNet policy_{nullptr};
   std::vector<GraphTensors> tensors_;
   std::vector<std::vector<std::unique_ptr<PlacementEnv>>> envs_;  // per graph

@@ -7,8 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "common/yaml_util.h"
-
 namespace placeto {
 
 // The simulator's execution models (docs/SIMULATOR.md).
@@ -122,7 +120,12 @@ Cluster profile_cluster(const std::string& profile, int nodes, int per_node,
 // Reads a cluster file.  Unknown keys, wrong types and out-of-range values throw InputError
 // naming the file and the key.
 Cluster load_cluster(const std::string& path);
-Cluster cluster_from_yaml(const YamlField& root);
 std::string cluster_to_yaml(const Cluster& c);
+
+// The cluster a command was given: the file if `file` is set (`devices`, when > 0, must
+// agree with it), else `devices` identical devices (default_cluster), else
+// `fallback_devices` when > 0 (e.g. the count a policy was trained for).  Throws InputError
+// naming --devices/--cluster when nothing was given or the two disagree.
+Cluster resolve_cluster(const std::string& file, int devices, int fallback_devices = 0);
 
 }  // namespace placeto

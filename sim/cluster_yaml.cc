@@ -1,8 +1,9 @@
 // Cluster files (YAML): see docs/FORMATS.md and experiments/clusters/.
+#include "sim/cluster_yaml.h"
+
 #include <cstdlib>
 
 #include "common/error.h"
-#include "sim/cluster.h"
 #include "sim/cost_model.h"
 
 namespace placeto {
@@ -159,6 +160,19 @@ Cluster cluster_from_yaml(const YamlField& root) {
 
 Cluster load_cluster(const std::string& path) {
   return cluster_from_yaml(YamlField(load_yaml_file(path), path, ""));
+}
+
+Cluster resolve_cluster(const std::string& file, int devices, int fallback_devices) {
+  if (file.empty()) {
+    if (devices > 0) return default_cluster(devices);
+    if (fallback_devices > 0) return default_cluster(fallback_devices);
+    throw InputError("give the number of devices with --devices or a --cluster file");
+  }
+  Cluster c = load_cluster(file);
+  if (devices > 0 && devices != c.num_devices())
+    throw InputError("--devices " + std::to_string(devices) + " contradicts " + file +
+                     ", which has " + std::to_string(c.num_devices()) + " devices");
+  return c;
 }
 
 std::string cluster_to_yaml(const Cluster& c) {

@@ -298,6 +298,23 @@ CoarseGraph build_coarse_graph(const Graph& g, const std::vector<int32_t>& group
   return c;
 }
 
+std::vector<int32_t> training_op_groups(const Graph& g) {
+  // The forward op a node belongs to: its name without one of the training suffixes.
+  auto owner = [](const std::string& name) {
+    for (const char* suffix : {"/grad", "/update", "/grad_sum"}) {
+      const std::string s(suffix);
+      if (name.size() > s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0)
+        return name.substr(0, name.size() - s.size());
+    }
+    return name;
+  };
+  std::unordered_map<std::string, int32_t> id;
+  std::vector<int32_t> group(g.num_nodes());
+  for (NodeId v = 0; v < g.num_nodes(); ++v)
+    group[v] = id.emplace(owner(g.node_name(v)), static_cast<int32_t>(id.size())).first->second;
+  return group;
+}
+
 int64_t cut_bytes(const Graph& g, const std::vector<int32_t>& group) {
   std::set<std::tuple<NodeId, int, int32_t>> seen;
   int64_t total = 0;

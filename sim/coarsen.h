@@ -34,6 +34,11 @@ CoarseGraph chunk_topological(const Graph& g, int k);
 // ungrouped.  Throws InputError if the grouping is cyclic.
 CoarseGraph build_coarse_graph(const Graph& g, const std::vector<int32_t>& group, int k);
 
+// One group id per op: a forward op together with its training ops, the ops named
+// "<op>/grad", "<op>/update" and "<op>/grad_sum" (a move of the group is the "op with its
+// gradient and update" action).  Ops without such relatives are groups of their own.
+std::vector<int32_t> training_op_groups(const Graph& g);
+
 // Bytes crossing groups: each tensor (op, output) counted once per other group reading it.
 int64_t cut_bytes(const Graph& g, const std::vector<int32_t>& group);
 

@@ -20,4 +20,10 @@ std::vector<std::string> Communicator::all_gather_strings(const std::string& loc
   return out;
 }
 
+std::vector<double> Communicator::all_gather_doubles(const std::vector<double>& local) {
+  std::vector<double> out(local.size() * static_cast<size_t>(size()));
+  all_gather_bytes(local.data(), local.size() * sizeof(double), out.data());
+  return out;
+}
+
 }  // namespace placeto

@@ -79,6 +79,9 @@ class Communicator {
   // Every rank's string, in rank order (built on all_reduce_max + all_gather_bytes).
   // REQUIRES: no NUL characters in `local`.
   std::vector<std::string> all_gather_strings(const std::string& local);
+
+  // Every rank's vector (all of the same length), concatenated in rank order, on every rank.
+  std::vector<double> all_gather_doubles(const std::vector<double>& local);
 };
 
 }  // namespace placeto

@@ -47,7 +47,7 @@ class RandomPlacer : public Placer {
     Placement p(c.num_devices(), g.num_nodes(), 0), best;
     SimResult best_result;
     for (int s = 0; s < k; ++s) {
-      for (auto& d : p.device) d = static_cast<int32_t>(rng.uniform_int(c.num_devices()));
+      for (auto& d : p.device) d = static_cast<int32_t>(rng.below(c.num_devices()));
       const SimResult& r = sim.simulate(p);
       if (s == 0 || better(r, best_result)) {
         best_result = r;

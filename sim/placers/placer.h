@@ -1,6 +1,7 @@
-// Classical device placers: one interface (graph + cluster + options -> placement) behind a
-// registry of names, so that the CLI, the comparison report and the learned policy's
-// evaluation treat every method the same way.  docs/PLACERS.md describes each method.
+// Device placers: one interface (graph + cluster + options -> placement).  Every method,
+// classical or learned, is registered by name in registry.h, so that the CLI, the comparison
+// report, the evaluation protocol (protocol.h) and the trainer treat every method the same
+// way.  docs/PLACERS.md describes each method.
 //
 // Contract shared by every placer (tests/placers/placer_conformance_test.cc checks it):
 //  * every op gets a device in [0, cluster.num_devices());
@@ -10,27 +11,39 @@
 //    (feasible = SimResult::memory_ok) and, when it cannot, still returns a placement --
 //    evaluate_placement() then reports feasible = false and says which devices overflow.
 //
-// Threading: a Placer holds no state between calls; place() may run concurrently on
-// different graphs from different threads.
+// Threading: a classical Placer holds no state between calls; place() may run concurrently on
+// different graphs from different threads.  A learned placer holds its network and is used
+// by one thread at a time.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "common/rng.h"
 #include "sim/cluster.h"
 #include "sim/graph.h"
 
 namespace placeto {
+
+// What a search reports about the effort it spent (optional output, see PlacerOptions::stats).
+struct PlacerStats {
+  int64_t simulations = 0;  // placements simulated by the search itself
+  int64_t budget = 0;       // the budget it used (sized from time_ms when that was given)
+};
 
 struct PlacerOptions {
   int64_t seed = 1;
   // Method-specific effort; 0 means the method's default.  anneal: simulations (default
   // 2000).  Other methods ignore it.
   int64_t budget = 0;
+  // Searching methods (registry: takes_budget): size the budget so that the whole call takes
+  // about this many milliseconds on this machine, measured at the start of the call.  The
+  // search then runs its full schedule on that budget (anneal cools completely), unlike the
+  // hard cap time_limit_s.  0 = use `budget`.  Giving both is an error (validate_options).
+  double time_ms = 0;
   // random: how many random placements to draw and keep the best of (0 = default 16).
   int samples = 0;
   // anneal: stop after this many seconds even if the budget is not spent (0 = no cap).  A cap
@@ -39,6 +52,14 @@ struct PlacerOptions {
   // anneal: start from this placement instead of the best fast placer's (e.g. a learned
   // policy's placement, to polish it).  Must match the graph and cluster.
   std::optional<Placement> initial;
+  // anneal: ops with equal ids move together, in half of the moves (the others move one op)
+  // or, with move_groups_only, in every move.  One id per op; empty = single-op moves only.
+  std::vector<int32_t> move_groups;
+  bool move_groups_only = false;
+  // Learned placers (registry: needs_checkpoint): the checkpoint file, directory or LATEST.
+  std::string checkpoint;
+  // When set, a search writes what it spent here.  Not part of the result.
+  PlacerStats* stats = nullptr;
 };
 
 class Placer {
@@ -51,32 +72,7 @@ class Placer {
                           const PlacerOptions& options) const = 0;
 };
 
-// Every registered name, fast placers first, "anneal" last.
-const std::vector<std::string>& placer_names();
-// The fast placers: all but anneal.  "Best classical" in reports is the best of these.
-const std::vector<std::string>& fast_placer_names();
-// Throws InputError for an unknown name, with a "did you mean" and the list of names.
-std::unique_ptr<Placer> make_placer(const std::string& name);
-// The best placement of the fast placers (each run with `options`): feasible first, then the
-// fastest by the simulator.  Anneal's default start, and the episode start "placer:best".
-Placement best_fast_placement(const Graph& graph, const Cluster& cluster,
-                              const PlacerOptions& options);
-
-// A deterministic random source for placers.  std::mt19937_64's sequence is fixed by the
-// standard; the draws below are written out so they do not depend on the standard library's
-// distribution implementations either.
-class PlacerRng {
- public:
-  explicit PlacerRng(int64_t seed) : engine_(static_cast<uint64_t>(seed)) {}
-  // Uniform in [0, n).  REQUIRES: n >= 1.
-  int64_t uniform_int(int64_t n) {
-    return static_cast<int64_t>(engine_() % static_cast<uint64_t>(n));
-  }
-  // Uniform in [0, 1).
-  double uniform01() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; }
-
- private:
-  std::mt19937_64 engine_;
-};
+// Placers draw from the project's portable Rng (common/rng.h).
+using PlacerRng = Rng;
 
 }  // namespace placeto

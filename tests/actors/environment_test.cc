@@ -22,8 +22,8 @@ struct Walk {
 // One episode of uniformly random moves (the same moves for every reward).
 Walk random_walk(const Graph& g, const Cluster& c, const std::string& reward, uint64_t seed) {
   EnvConfig cfg;
-  cfg.start = "placer:metis";  // a good start, so that most random moves make it worse
-  cfg.reward = reward;
+  cfg.start = parse_episode_start("placer:metis", "test");  // a good start: random moves hurt
+  cfg.reward = *parse_enum(reward, kRewardNames);
   PlacementEnv env(g, c, cfg);
   std::mt19937_64 rng(seed), moves(seed + 100);
   env.reset(rng);
@@ -85,16 +85,20 @@ TEST(Environment, BestPlacementSeenIncludesTheStart) {
   EXPECT_TRUE(ended_worse) << "no walk ended worse than its start: the test shows nothing";
 }
 
-TEST(Environment, UnknownRewardIsRefused) {
-  EnvConfig cfg;
-  cfg.reward = "incumbant";
+TEST(Environment, StartsAreParsedOnceWithTheAllowedNames) {
+  EXPECT_EQ(parse_episode_start("placer:best", "run.yaml").placer, "best");
+  EXPECT_EQ(parse_episode_start("all_zero", "run.yaml").kind, StartKind::kAllZero);
+  for (const char* text : {"placer:best", "placer:m-etf", "random", "fixed_random"})
+    EXPECT_EQ(episode_start_name(parse_episode_start(text, "run.yaml")), text);
   try {
-    validate_env_config(cfg, "run.yaml");
+    parse_episode_start("all_zeros", "run.yaml");
     FAIL() << "accepted";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("env.reward"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("incumbant"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("env.start"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("all_zeros"), std::string::npos) << e.what();
   }
+  EXPECT_FALSE(parse_enum(std::string("incumbant"), kRewardNames).has_value());
+  EXPECT_EQ(enum_choices(kRewardNames), "step, incumbent");
 }
 
 }  // namespace

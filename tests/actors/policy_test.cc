@@ -76,7 +76,7 @@ TEST(Policy, SweepVariantMatchesSequentialDefinition) {
   torch::manual_seed(1);
   PolicyConfig pc;
   pc.num_devices = 2;
-  pc.message_passing = "sweep";
+  pc.message_passing = MessagePassing::kSweep;
   PolicyNet net(pc);
   Graph g = make_random_graph(15, 9);
   GraphTensors gt = make_graph_tensors(g, true);

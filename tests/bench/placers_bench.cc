@@ -3,7 +3,7 @@
 // time per simulation can be read off; its default is 2000.
 #include <benchmark/benchmark.h>
 
-#include "sim/placers/placer.h"
+#include "sim/placers/registry.h"
 #include "tests/placers/random_dag.h"
 
 namespace placeto {

@@ -3,7 +3,7 @@
 
 #include "common/error.h"
 #include "common/yaml_util.h"
-#include "sim/cluster.h"
+#include "sim/cluster_yaml.h"
 #include "tests/fuzz/fuzz_targets.h"
 
 namespace placeto::fuzz {

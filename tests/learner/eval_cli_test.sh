@@ -94,7 +94,7 @@ import csv, re, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 eq = [r for r in rows if r["method"] == "anneal-equal-time"]
 graphs = {r["graph"] for r in rows}
-budgets = [int(re.match(r"(\d+) simulations, sized to policy\+anneal's time", r["note"]).group(1))
+budgets = [int(re.match(r"(\d+) simulations; sized to policy\+anneal's time", r["note"]).group(1))
            for r in eq]
 sys.exit(0 if len(eq) == len(graphs) and graphs and all(b >= 1 for b in budgets) else 1)
 PY
@@ -103,6 +103,38 @@ then
 else
   bad "anneal-equal-time rows"
   grep -E "anneal" "$tmp/report.csv"
+fi
+
+# One "best classical" everywhere (issue #21): on a cluster whose memory makes `single` and
+# others infeasible, placeto compare and placeto eval report the same best classical runtime
+# for every graph (tests/learner/evaluation_protocol_test.cc covers the trainer's periodic
+# evaluation and placer:best).
+printf 'devices: 3\nmemory_bytes: 1.6e8\n' > "$tmp/tight.yaml"
+"$bin/placeto" compare --graphs "$fam" --cluster "$tmp/tight.yaml" --out "$tmp/tight_compare.csv" \
+  > "$tmp/tight_compare.out" 2>&1 &&
+  "$bin/placeto" eval --checkpoint "$run/checkpoints/LATEST" --graphs "$fam" --split all \
+    --cluster "$tmp/tight.yaml" --samples 2 --anneal-budget 50 --out "$tmp/tight_eval.csv" \
+    > "$tmp/tight_eval.out" 2>&1
+rc=$?
+if ((rc == 0)) && /usr/bin/python3 - "$tmp/tight_compare.csv" "$tmp/tight_eval.csv" <<'PY'
+import csv, sys
+def best(path):
+    rows = list(csv.DictReader(open(path)))
+    return ({r["graph"]: (float(r["runtime_us"]), r["feasible"], r["note"])
+             for r in rows if r["method"] == "best-classical"},
+            sum(r["feasible"] == "false" for r in rows))
+(c, c_bad), (e, e_bad) = best(sys.argv[1]), best(sys.argv[2])
+assert c and c.keys() == e.keys(), (c, e)
+for g in c:
+    assert c[g][0] == e[g][0] and c[g][1] == e[g][1] == "true", (g, c[g], e[g])
+assert c_bad >= len(c) and e_bad >= len(e), (c_bad, e_bad)  # single at least is infeasible
+PY
+then
+  ok "compare and eval agree on the best classical placement (memory-tight cluster)"
+else
+  bad "best classical differs between compare and eval (exit $rc)"
+  cat "$tmp/tight_compare.out" "$tmp/tight_eval.out"
+  grep best-classical "$tmp/tight_compare.csv" "$tmp/tight_eval.csv"
 fi
 
 # placeto eval on an imported ONNX model (a real export with Debian's torch).

@@ -6,6 +6,7 @@
 
 #include "actors/environment.h"
 #include "actors/rollout.h"
+#include "common/comm/inproc/inproc_communicator.h"
 #include "common/error.h"
 #include "learner/adam.h"
 #include "learner/baselines.h"
@@ -15,7 +16,7 @@
 #include "learner/policy_io.h"
 #include "learner/train_config.h"
 #include "learner/trainer.h"
-#include "sim/placers/placer.h"
+#include "sim/placers/registry.h"
 #include "sim/random_graph.h"
 #include "sim/simulator.h"
 
@@ -168,14 +169,14 @@ TEST(Learning, LearnsToSplitTwoIndependentChains) {
     cfg.devices = 2;
     cfg.iterations = 150;
     cfg.episodes_per_iteration = 8;
-    cfg.baseline = "leave_one_out";
+    cfg.baseline = BaselineKind::kLeaveOneOut;
     cfg.lr = 1e-2;  // a tiny problem tolerates (and needs, in 150 iterations) a large step
     cfg.lr_final = 3e-3;
     cfg.normalize_advantages = true;
     cfg.seed = seed;
-    cfg.env.start = "all_zero";
-    LocalCollective coll;
-    Trainer trainer(cfg, {ng}, default_cluster(2), coll);
+    cfg.env.start.kind = StartKind::kAllZero;
+    std::unique_ptr<Communicator> comm = make_single_rank_communicator();
+    Trainer trainer(cfg, {ng}, default_cluster(2), *comm);
     double first = 0, last = 0;
     trainer.run(nullptr, [&](const IterationStats& s) {
       if (s.iteration <= 10) first += s.mean_runtime_us / 10;
@@ -216,7 +217,7 @@ TEST(Imitation, PlacerStartAndAnnealRefinementLabels) {
   Graph g = make_random_graph(40, 9);
   Cluster c = default_cluster(3);
   EnvConfig env;
-  env.start = "placer:metis";
+  env.start = parse_episode_start("placer:metis", "test");
   PlacementEnv e(g, c, env);
   std::mt19937_64 rng(1);
   e.reset(rng);
@@ -235,10 +236,8 @@ TEST(Imitation, PlacerStartAndAnnealRefinementLabels) {
   EXPECT_GT(kept, g.num_nodes() / 2) << "anneal's labels should keep the start's names";
 
   for (const char* bad : {"placer:nope", "placer:anneal", "placer:"}) {
-    EnvConfig b;
-    b.start = bad;
     try {
-      validate_env_config(b, "run.yaml");
+      parse_episode_start(bad, "run.yaml");
       ADD_FAILURE() << bad << " was accepted";
     } catch (const InputError& err) {
       EXPECT_NE(std::string(err.what()).find("run.yaml"), std::string::npos) << err.what();
@@ -254,7 +253,7 @@ TEST(Imitation, BestPlacerStart) {
   Graph g = make_random_graph(60, 4);
   Cluster c = default_cluster(3);
   EnvConfig env;
-  env.start = "placer:best";
+  env.start = parse_episode_start("placer:best", "test");
   validate_env_config(env, "run.yaml");
   PlacementEnv e(g, c, env);
   Simulator sim(g, c);
@@ -281,9 +280,9 @@ TEST(Imitation, GreedyPolicyReproducesTheTeacher) {
   TrainConfig cfg = imitation_config(3, 120, 120, 2);
   cfg.lr = 1e-2;
   cfg.lr_final = 1e-3;
-  LocalCollective coll;
+  std::unique_ptr<Communicator> comm = make_single_rank_communicator();
   Cluster c = default_cluster(3);
-  Trainer trainer(cfg, {ng}, c, coll);
+  Trainer trainer(cfg, {ng}, c, *comm);
   auto agreement = [&]() {
     PlacementEnv env(ng.graph, c, cfg.env);
     GraphTensors gt = make_graph_tensors(ng.graph, false);
@@ -308,7 +307,7 @@ TEST(PolicyPlacement, NeverWorseThanItsStart) {
   Cluster c = default_cluster(3);
   TrainConfig cfg;
   cfg.devices = 3;
-  cfg.env.start = "placer:best";
+  cfg.env.start = parse_episode_start("placer:best", "test");
   PlacementEnv env(ng.graph, c, cfg.env);
   Simulator sim(ng.graph, c);
   const double start_us = sim.simulate(env.fixed_start()).runtime_us;
@@ -335,8 +334,8 @@ TEST(Imitation, TeacherForcedReturnsStayOutOfTheBaselines) {
   NamedGraph ng{"g", "", make_random_graph(12, 2)};
   for (int k : {1, 3}) {
     TrainConfig cfg = imitation_config(2, 2, 2, k);
-    LocalCollective coll;
-    Trainer trainer(cfg, {ng}, default_cluster(2), coll);
+    std::unique_ptr<Communicator> comm = make_single_rank_communicator();
+    Trainer trainer(cfg, {ng}, default_cluster(2), *comm);
     trainer.run(nullptr, nullptr);
     const TrainerState st = trainer.state();
     const auto& h = st.baselines.history();
@@ -349,14 +348,14 @@ TEST(Imitation, TeacherForcedReturnsStayOutOfTheBaselines) {
 TEST(Imitation, FreshOptimizerAtTheHandOver) {
   NamedGraph ng{"g", "", make_random_graph(12, 2)};
   TrainConfig cfg = imitation_config(2, 5, 3, 2);
-  LocalCollective coll;
-  Trainer straight(cfg, {ng}, default_cluster(2), coll);
+  std::unique_ptr<Communicator> comm = make_single_rank_communicator();
+  Trainer straight(cfg, {ng}, default_cluster(2), *comm);
   straight.run(nullptr, nullptr);
   EXPECT_EQ(straight.state().adam_step, 2) << "two RL updates since the hand-over";
-  Trainer first(cfg, {ng}, default_cluster(2), coll);
+  Trainer first(cfg, {ng}, default_cluster(2), *comm);
   first.run([&] { return first.iteration() == 3; }, nullptr);
   EXPECT_EQ(first.state().adam_step, 3);
-  Trainer resumed(cfg, {ng}, default_cluster(2), coll);
+  Trainer resumed(cfg, {ng}, default_cluster(2), *comm);
   resumed.restore(first.state());
   resumed.run(nullptr, nullptr);
   EXPECT_EQ(resumed.state().params, straight.state().params);
@@ -373,17 +372,17 @@ TEST(Schedule, LearningRateNeverJumpsUpWhenARunIsExtended) {
   cfg.lr_final = 1e-3;
   std::vector<double> lrs;
   auto record = [&](const IterationStats& s) { lrs.push_back(s.lr); };
-  LocalCollective coll;
-  Trainer first(cfg, {ng}, default_cluster(2), coll);
+  std::unique_ptr<Communicator> comm = make_single_rank_communicator();
+  Trainer first(cfg, {ng}, default_cluster(2), *comm);
   first.run([&] { return first.iteration() == 3; }, record);
   ASSERT_EQ(lrs.size(), 3u);
   // Through a checkpoint, as a resumed run reads it.
-  Trainer probe(cfg, {ng}, default_cluster(2), coll);
+  Trainer probe(cfg, {ng}, default_cluster(2), *comm);
   const ParamLayout layout = param_layout(probe.policy());
   const std::string yaml = train_config_to_yaml(cfg);
   CheckpointData ckpt = trainer_state_to_checkpoint(first.state(), layout, yaml, cfg.seed);
   cfg.iterations = 12;
-  Trainer resumed(cfg, {ng}, default_cluster(2), coll);
+  Trainer resumed(cfg, {ng}, default_cluster(2), *comm);
   resumed.restore(trainer_state_from_checkpoint(ckpt, layout, cfg.baseline_window, "ckpt"));
   resumed.run(nullptr, record);
   ASSERT_EQ(lrs.size(), 12u);
@@ -410,11 +409,11 @@ TEST(Learning, StatisticsOfTheBatch) {
     cfg.devices = 2;
     cfg.iterations = 20;
     cfg.episodes_per_iteration = 4;
-    cfg.baseline = "leave_one_out";
-    cfg.env.start = "all_zero";
-    cfg.env.reward = reward;
-    LocalCollective coll;
-    Trainer trainer(cfg, {ng}, default_cluster(2), coll);
+    cfg.baseline = BaselineKind::kLeaveOneOut;
+    cfg.env.start.kind = StartKind::kAllZero;
+    cfg.env.reward = *parse_enum(std::string(reward), kRewardNames);
+    std::unique_ptr<Communicator> comm = make_single_rank_communicator();
+    Trainer trainer(cfg, {ng}, default_cluster(2), *comm);
     double moves = 0, cosine = 0, sd = 0;
     trainer.run(nullptr, [&](const IterationStats& s) {
       moves += s.move_fraction / 20;
@@ -436,6 +435,76 @@ TEST(Learning, StatisticsOfTheBatch) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("episodes_per_iteration"), std::string::npos) << e.what();
   }
+}
+
+// The trainer talks to the ranks through the Communicator interface only, so two ranks can
+// train as two threads of one process (common/comm/inproc): they end with bit-identical
+// parameters, each iteration's statistics count both ranks' episodes, and the other rank's
+// gradients matter (a one-rank run ends elsewhere).  tests/mpi runs it under mpirun.
+TEST(Trainer, TwoRanksInOneProcessTrainTogether) {
+  const NamedGraph ng = two_chains();
+  TrainConfig cfg;
+  cfg.devices = 2;
+  cfg.iterations = 6;
+  cfg.episodes_per_iteration = 2;
+  cfg.baseline = BaselineKind::kLeaveOneOut;
+  cfg.lr = 1e-2;
+  std::vector<std::vector<float>> params(2);
+  std::vector<int64_t> episodes(2);
+  run_inproc(2, [&](Communicator& comm) {
+    Trainer trainer(cfg, {ng}, default_cluster(2), comm);
+    trainer.run(nullptr, [](const IterationStats&) {});
+    params[comm.rank()] = trainer.state().params;
+    episodes[comm.rank()] = trainer.state().episodes;
+  });
+  EXPECT_EQ(params[0], params[1]);
+  EXPECT_EQ(episodes[0], 6 * 2 * 2);
+  std::unique_ptr<Communicator> one = make_single_rank_communicator();
+  Trainer alone(cfg, {ng}, default_cluster(2), *one);
+  alone.run(nullptr, [](const IterationStats&) {});
+  EXPECT_EQ(alone.state().episodes, 6 * 2);
+  EXPECT_NE(alone.state().params, params[0]);
+}
+
+// The string-valued keys are parsed once into enums: a name outside the table is refused
+// with the file, the key and the allowed names, and every value survives the round trip
+// through the run directory's config.yaml.
+TEST(Config, TypedKeysAreParsedOnceAndRoundTrip) {
+  const struct {
+    const char* yaml;
+    const char* key;
+    const char* allowed;
+  } bad[] = {
+      {"env: {reward: incumbant}\n", "env.reward", "step, incumbent"},
+      {"env: {order: topological}\n", "env.order", "topo, random"},
+      {"env: {start: placer:nope}\n", "env.start", "m-etf"},
+      {"policy: {message_passing: radiall}\n", "policy.message_passing", "radial, sweep, none"},
+      {"baseline: loo\n", "baseline", "window, leave_one_out"},
+  };
+  for (const auto& b : bad) {
+    try {
+      (void)parse_train_config(b.yaml, "run.yaml", {});
+      ADD_FAILURE() << b.yaml << " was accepted";
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("run.yaml"), std::string::npos) << what;
+      EXPECT_NE(what.find(b.key), std::string::npos) << what;
+      EXPECT_NE(what.find(b.allowed), std::string::npos) << what;
+    }
+  }
+  const TrainConfig c = parse_train_config(
+      "episodes_per_iteration: 4\nbaseline: leave_one_out\npolicy: {message_passing: sweep}\n"
+      "env: {start: placer:best, order: random, reward: incumbent}\n",
+      "run.yaml", {});
+  EXPECT_EQ(c.baseline, BaselineKind::kLeaveOneOut);
+  EXPECT_EQ(c.policy.message_passing, MessagePassing::kSweep);
+  EXPECT_EQ(c.env.start.kind, StartKind::kPlacer);
+  EXPECT_EQ(c.env.start.placer, "best");
+  EXPECT_EQ(c.env.order, NodeOrder::kRandom);
+  EXPECT_EQ(c.env.reward, RewardKind::kIncumbent);
+  const TrainConfig back = parse_train_config(train_config_to_yaml(c), "config.yaml", {});
+  EXPECT_EQ(train_config_to_yaml(back), train_config_to_yaml(c));
+  EXPECT_EQ(back.env.start, c.env.start);
 }
 
 }  // namespace

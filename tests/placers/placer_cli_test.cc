@@ -77,19 +77,30 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
 
 TEST_F(PlacerCli, CompareReportsEveryGraphAndMethodAndFlagsLossesToSingle) {
   write_family();
-  const Result r = run("compare --graphs " + dir_ +
-                       "/graphs --devices 3 --methods "
-                       "single,round-robin,expert,metis,heft,m-sct,anneal --budget 150 --out " +
-                       dir_ + "/report.csv");
+  const Result r =
+      run("compare --graphs " + dir_ +
+          "/graphs --devices 3 --methods "
+          "single,random,round-robin,expert,metis,heft,m-etf,m-sct,anneal --budget 150 "
+          "--out " +
+          dir_ + "/report.csv");
   ASSERT_EQ(r.rc, 0) << r.err;
   const auto rows = parse_csv(read_file(dir_ + "/report.csv"));
   ASSERT_FALSE(rows.empty());
-  const std::vector<std::string> header = {
-      "graph",           "method",   "devices",        "runtime_us",  "peak_mem_bytes_max",
-      "feasible",        "place_ms", "lower_bound_us", "ratio_to_lb", "ratio_to_single",
-      "loses_to_single", "note"};
+  const std::vector<std::string> header = {"graph",
+                                           "method",
+                                           "devices",
+                                           "runtime_us",
+                                           "peak_mem_bytes_max",
+                                           "feasible",
+                                           "place_ms",
+                                           "lower_bound_us",
+                                           "ratio_to_lb",
+                                           "ratio_to_best_classical",
+                                           "ratio_to_single",
+                                           "loses_to_single",
+                                           "note"};
   EXPECT_EQ(rows[0], header);
-  ASSERT_EQ(rows.size(), 1u + 6 * 8);  // 6 graphs x (7 methods + best-classical)
+  ASSERT_EQ(rows.size(), 1u + 6 * 10);  // 6 graphs x (9 methods + best-classical)
 
   std::map<std::string, std::map<std::string, std::vector<std::string>>> by;
   for (size_t i = 1; i < rows.size(); ++i) {
@@ -99,7 +110,7 @@ TEST_F(PlacerCli, CompareReportsEveryGraphAndMethodAndFlagsLossesToSingle) {
   ASSERT_EQ(by.size(), 6u);
   int losses = 0;
   for (const auto& [graph, methods] : by) {
-    ASSERT_EQ(methods.size(), 8u) << graph;
+    ASSERT_EQ(methods.size(), 10u) << graph;
     const double single = std::stod(methods.at("single")[3]);
     double best_fast = 1e300;
     for (const auto& [method, f] : methods) {
@@ -107,17 +118,19 @@ TEST_F(PlacerCli, CompareReportsEveryGraphAndMethodAndFlagsLossesToSingle) {
       EXPECT_EQ(f[2], "3");
       EXPECT_EQ(f[5], "true") << graph << " " << method;
       EXPECT_GE(std::stod(f[8]), 1.0) << graph << " " << method;  // never beats the bound
-      EXPECT_NEAR(std::stod(f[9]), runtime / single, 1e-6 * runtime / single);
-      EXPECT_EQ(f[10], runtime > single * (1 + 1e-12) ? "true" : "false") << graph << method;
-      losses += f[10] == "true";
+      EXPECT_NEAR(std::stod(f[10]), runtime / single, 1e-6 * runtime / single);
+      EXPECT_EQ(f[11], runtime > single * (1 + 1e-12) ? "true" : "false") << graph << method;
+      losses += f[11] == "true";
       if (method != "anneal" && method != "best-classical")
         best_fast = std::min(best_fast, runtime);
     }
     EXPECT_DOUBLE_EQ(std::stod(methods.at("best-classical")[3]), best_fast) << graph;
+    for (const auto& [method, f] : methods)
+      EXPECT_NEAR(std::stod(f[9]), std::stod(f[3]) / best_fast, 1e-6) << graph << method;
     EXPECT_LE(std::stod(methods.at("anneal")[3]), best_fast * (1 + 1e-9)) << graph;
   }
   // Round-robin cuts every edge of heavy_tensors: 130 ms transfers against 1 ms of compute.
-  EXPECT_EQ(by["heavy_tensors"]["round-robin"][10], "true");
+  EXPECT_EQ(by["heavy_tensors"]["round-robin"][11], "true");
   EXPECT_GT(losses, 0);
   EXPECT_NE(r.out.find("Losses to single"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("heavy_tensors: round-robin is"), std::string::npos) << r.out;

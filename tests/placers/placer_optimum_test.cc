@@ -7,7 +7,7 @@
 #include "common/error.h"
 #include "sim/placers/evaluation.h"
 #include "sim/placers/memory.h"
-#include "sim/placers/placer.h"
+#include "sim/placers/registry.h"
 #include "sim/simulator.h"
 #include "tests/placers/placer_test_graphs.h"
 #include "tests/placers/random_dag.h"

@@ -90,7 +90,21 @@ class InprocCommunicator : public Communicator {
   std::vector<unsigned char> scratch_;
 };
 
+// One rank that owns its group (the group is only referenced by the base class).
+class SingleRankCommunicator : public InprocCommunicator {
+ public:
+  explicit SingleRankCommunicator(std::unique_ptr<InprocGroup> group)
+      : InprocCommunicator(*group, 0), group_(std::move(group)) {}
+
+ private:
+  std::unique_ptr<InprocGroup> group_;
+};
+
 }  // namespace
+
+std::unique_ptr<Communicator> make_single_rank_communicator() {
+  return std::make_unique<SingleRankCommunicator>(std::make_unique<InprocGroup>(1, CommOptions{}));
+}
 
 InprocGroup::InprocGroup(int ranks, const CommOptions& options)
     : options_(options), posted_(static_cast<size_t>(ranks)), counts_(static_cast<size_t>(ranks)) {

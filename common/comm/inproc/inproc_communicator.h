@@ -57,6 +57,10 @@ class InprocGroup {
   std::string abort_reason_;
 };
 
+// A communicator of one rank that owns its group: the single-process trainer
+// (`placeto train`), where every collective is a copy.
+std::unique_ptr<Communicator> make_single_rank_communicator();
+
 // Runs body(comm) on `ranks` threads, one communicator each, and joins them.  The first
 // exception thrown by any rank is rethrown here (after aborting the group so that the
 // other ranks stop waiting).

@@ -1,4 +1,4 @@
-#include "learner/graph_set.h"
+#include "sim/graph_set.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -24,11 +24,13 @@ std::vector<NamedGraph> load_graph_split(const std::string& dir, const std::stri
     std::error_code ec;
     if (!std::filesystem::is_directory(dir, ec))
       throw InputError(dir + ": not a directory of graphs (no manifest.json either)");
-    for (const auto& e : std::filesystem::directory_iterator(dir))
-      if (e.path().extension() == ".json") paths.push_back(e.path().string());
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+      if (e.is_regular_file() && e.path().extension() == ".json")
+        paths.push_back(e.path().string());
+    if (ec) throw SystemError(dir + ": cannot list: " + ec.message());
     std::sort(paths.begin(), paths.end());
   }
-  if (paths.empty()) throw InputError(dir + ": no graphs in split '" + split + "'");
+  if (paths.empty()) throw InputError(dir + ": no graphs (*.json) in split '" + split + "'");
   std::vector<NamedGraph> out;
   for (const auto& p : paths) {
     NamedGraph ng;
