@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
     sigaction(SIGUSR1, &sa, nullptr);
     placeto::TrainConfig cfg = placeto::load_train_config(opts.config_path, opts.overrides);
     placeto::CommOptions co;
-    co.backend = cfg.comm;
+    co.backend = placeto::enum_name(cfg.comm, placeto::kCommBackendNames);
     co.deterministic = true;
     co.timeout_s = cfg.collective_timeout_s;
     auto comm = placeto::make_communicator(co, mpi);

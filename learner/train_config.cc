@@ -136,7 +136,7 @@ TrainConfig parse_train_config(const std::string& yaml_text, const std::string& 
   f.get("keep_checkpoints", &c.keep_checkpoints);
   f.get("eval_every", &c.eval_every);
   f.get("eval_samples", &c.eval_samples);
-  f.get("comm", &c.comm);
+  get_enum(f, "comm", "comm", source, kCommBackendNames, &c.comm);
   f.get("collective_timeout_s", &c.collective_timeout_s);
   f.get("log_level", &c.log_level);
   YamlField p = f.at("policy");
@@ -189,8 +189,6 @@ TrainConfig parse_train_config(const std::string& yaml_text, const std::string& 
   if (c.keep_checkpoints < 1) bad("keep_checkpoints", "must be >= 1");
   if (c.eval_every < 0) bad("eval_every", "must be >= 0");
   if (c.eval_samples < 1) bad("eval_samples", "must be >= 1");
-  if (c.comm != "auto" && c.comm != "mpi" && c.comm != "nccl")
-    bad("comm", "'" + c.comm + "' is not one of auto, mpi, nccl");
   if (!(c.collective_timeout_s > 0)) bad("collective_timeout_s", "must be > 0");
   if (c.policy.hidden < 1 || c.policy.hidden > 4096)
     bad("policy.hidden", "must be in [1, 4096], got " + std::to_string(c.policy.hidden));
@@ -228,7 +226,7 @@ std::string train_config_to_yaml(const TrainConfig& c) {
   out << YAML::Key << "keep_checkpoints" << YAML::Value << c.keep_checkpoints;
   out << YAML::Key << "eval_every" << YAML::Value << c.eval_every;
   out << YAML::Key << "eval_samples" << YAML::Value << c.eval_samples;
-  out << YAML::Key << "comm" << YAML::Value << c.comm;
+  out << YAML::Key << "comm" << YAML::Value << enum_name(c.comm, kCommBackendNames);
   out << YAML::Key << "collective_timeout_s" << YAML::Value << c.collective_timeout_s;
   out << YAML::Key << "log_level" << YAML::Value << c.log_level;
   out << YAML::Key << "policy" << YAML::Value << YAML::BeginMap;

@@ -10,6 +10,7 @@
 #include "actors/environment.h"
 #include "actors/features.h"
 #include "actors/message_passing.h"
+#include "common/comm/comm.h"
 
 namespace placeto {
 
@@ -57,10 +58,10 @@ struct TrainConfig {
   int64_t imitation_iterations = 0;
   int64_t checkpoint_every = 50;
   int keep_checkpoints = 3;
-  int64_t eval_every = 0;     // test-split evaluation every N iterations; 0 = only at the end
-  int eval_samples = 8;       // best-of-k sampled placements in evaluation
-  std::string comm = "auto";  // auto | mpi | nccl (the MPI trainer)
-  double collective_timeout_s = 300;  // a rank silent this long aborts the job
+  int64_t eval_every = 0;  // test-split evaluation every N iterations; 0 = only at the end
+  int eval_samples = 8;    // best-of-k sampled placements in evaluation
+  CommBackend comm = CommBackend::kAuto;  // the MPI trainer's backend
+  double collective_timeout_s = 300;      // a rank silent this long aborts the job
   std::string log_level = "info";
   PolicyOptions policy;
   EnvConfig env;

@@ -26,9 +26,16 @@
 #include <string>
 #include <vector>
 
+#include "common/enum_names.h"
+
 namespace placeto {
 
 enum class ReduceOp { kSum, kMean };
+
+// The backend a run asks for (the training config's `comm` key): auto, mpi or nccl.
+enum class CommBackend { kAuto, kMpi, kNccl };
+inline constexpr EnumName<CommBackend> kCommBackendNames[] = {
+    {CommBackend::kAuto, "auto"}, {CommBackend::kMpi, "mpi"}, {CommBackend::kNccl, "nccl"}};
 
 // How to pick and run a communication backend (the `comm:` section of a run config).
 struct CommOptions {

@@ -31,14 +31,15 @@ double score(const SimResult& r, const Cluster& c) {
 }
 
 // The number of simulations that fit in what is left of `time_ms` since `t_call`, timed on
-// 16 single-op moves of `p` (restored afterwards).  At least 1.
+// 32 single-op moves spread over `p` (restored afterwards).  At least 1.
 int64_t budget_for_time(Simulator& sim, Placement& p, double time_ms,
                         std::chrono::steady_clock::time_point t_call) {
-  constexpr int kProbes = 16;
+  constexpr int kProbes = 32;
   const int n = static_cast<int>(p.device.size());
   const auto t0 = std::chrono::steady_clock::now();
   for (int k = 0; k < kProbes; ++k) {
-    const int v = k % n;
+    const int v =
+        static_cast<int>((static_cast<int64_t>(k) * n) / kProbes);  // spread over the graph
     const int32_t old = p.device[v];
     p.device[v] = (old + 1) % p.num_devices;
     sim.simulate(p);
@@ -69,7 +70,7 @@ class AnnealPlacer : public Placer {
   // the search runs over placements of the coarse graph scored on the ops themselves.
   //
   // With options.time_ms the budget is sized at the start of the call: the time already
-  // spent (the start placement) is subtracted, 16 simulations of single-op moves are timed,
+  // spent (the start placement) is subtracted, 32 simulations of single-op moves are timed,
   // and the budget is what fits in the rest.  The schedule then runs to the end on it.
   Placement place(const Graph& g, const Cluster& c, const PlacerOptions& o) const override {
     const auto t_call = std::chrono::steady_clock::now();

@@ -480,6 +480,7 @@ TEST(Config, TypedKeysAreParsedOnceAndRoundTrip) {
       {"env: {start: placer:nope}\n", "env.start", "m-etf"},
       {"policy: {message_passing: radiall}\n", "policy.message_passing", "radial, sweep, none"},
       {"baseline: loo\n", "baseline", "window, leave_one_out"},
+      {"comm: mpii\n", "comm", "auto, mpi, nccl"},
   };
   for (const auto& b : bad) {
     try {
