@@ -5,6 +5,7 @@
 
 #include "common/error.h"
 #include "common/rng.h"
+#include "sim/coarsen.h"
 #include "sim/placers/registry.h"
 
 namespace placeto {
@@ -78,7 +79,31 @@ PlacementEnv::PlacementEnv(const Graph& graph, const Cluster& cluster, EnvConfig
     canonical_device_names(graph, cluster, &fixed_start_.device);
   }
   order_ = graph.topo_order();
+  if (config_.action == ActionUnit::kOpGroup) {
+    const std::vector<int32_t> ids = training_op_groups(graph);
+    std::vector<int32_t> index(static_cast<size_t>(n), -1);  // group id -> dense index
+    group_of_.assign(static_cast<size_t>(n), -1);
+    for (NodeId v : order_) {
+      int32_t& g = index[static_cast<size_t>(ids[v])];
+      if (g < 0) {
+        g = static_cast<int32_t>(members_.size());
+        members_.emplace_back();
+        leaders_.push_back(v);
+      }
+      group_of_[v] = g;
+      members_[static_cast<size_t>(g)].push_back(v);
+    }
+    order_ = leaders_;
+  }
   visited_.assign(n, 0);
+}
+
+void PlacementEnv::place_step(Placement* p, NodeId v, int32_t device) const {
+  if (config_.action == ActionUnit::kOp) {
+    p->device[v] = device;
+    return;
+  }
+  for (NodeId u : members_[static_cast<size_t>(group_of_[v])]) p->device[u] = device;
 }
 
 void canonical_device_names(const Graph& g, const Cluster& cluster, std::vector<int32_t>* device) {
@@ -114,8 +139,12 @@ void PlacementEnv::reset(std::mt19937_64& rng) {
     placement_ = fixed_start_;
   }
   if (config_.order == NodeOrder::kRandom) {
-    order_.resize(graph_.num_nodes());
-    std::iota(order_.begin(), order_.end(), 0);
+    if (config_.action == ActionUnit::kOpGroup) {
+      order_ = leaders_;
+    } else {
+      order_.resize(graph_.num_nodes());
+      std::iota(order_.begin(), order_.end(), 0);
+    }
     shuffle_in_place(order_, rng);
   }
   std::fill(visited_.begin(), visited_.end(), 0);
@@ -143,7 +172,7 @@ void PlacementEnv::note_if_best() {
 Placement PlacementEnv::best_placement() const {
   // Rebuilt from the start and the steps (cheaper than copying every improvement).
   Placement p = start_placement_;
-  for (int t = 0; t < best_step_; ++t) p.device[order_[t]] = chosen_[t];
+  for (int t = 0; t < best_step_; ++t) place_step(&p, order_[t], chosen_[t]);
   return p;
 }
 
@@ -152,8 +181,12 @@ double PlacementEnv::step(int device) {
   PLACETO_CHECK(device >= 0 && device < cluster_.num_devices());
   const double before = config_.reward == RewardKind::kIncumbent ? best_objective_ : objective_;
   const NodeId v = order_[step_];
-  placement_.device[v] = device;
-  visited_[v] += 1;
+  place_step(&placement_, v, device);
+  if (config_.action == ActionUnit::kOp) {
+    visited_[v] += 1;
+  } else {
+    for (NodeId u : members_[static_cast<size_t>(group_of_[v])]) visited_[u] += 1;
+  }
   chosen_.push_back(device);
   ++step_;
   const double after = evaluate();

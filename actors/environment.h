@@ -52,8 +52,17 @@ enum class RewardKind { kStep, kIncumbent };
 inline constexpr EnumName<RewardKind> kRewardNames[] = {{RewardKind::kStep, "step"},
                                                         {RewardKind::kIncumbent, "incumbent"}};
 
+// What one step places (env.action).  kOp: one op (the reference).  kOpGroup: a forward op
+// together with its training ops ("<op>/grad", "<op>/update", "<op>/grad_sum";
+// training_op_groups in sim/coarsen.h): the episode visits each group once, at its first op
+// along the order, and the chosen device applies to the whole group.
+enum class ActionUnit { kOp, kOpGroup };
+inline constexpr EnumName<ActionUnit> kActionUnitNames[] = {{ActionUnit::kOp, "op"},
+                                                            {ActionUnit::kOpGroup, "op_group"}};
+
 struct EnvConfig {
   EpisodeStart start;
+  ActionUnit action = ActionUnit::kOp;
   NodeOrder order = NodeOrder::kTopo;
   double memory_penalty_s_per_gb = 0;  // 0 = off; the reference suggests 2
   double max_mem_gb = 8;
@@ -79,9 +88,12 @@ class PlacementEnv {
   void reset(std::mt19937_64& rng);
   bool done() const { return step_ >= static_cast<int>(order_.size()); }
   int step_index() const { return step_; }
+  // The op of the current step (with action op_group: the first op of its group).
   NodeId current_node() const { return order_[step_]; }
+  // The ops the steps visit, in order: every op, or one op per group.
   const std::vector<NodeId>& order() const { return order_; }
-  // Places the current node on `device`, simulates, returns the reward.
+  // Places the current node (and with op_group its group) on `device`, simulates, returns
+  // the reward.
   double step(int device);
 
   const Placement& placement() const { return placement_; }
@@ -109,6 +121,8 @@ class PlacementEnv {
  private:
   double evaluate();  // simulates the current placement, returns the objective in us
   void note_if_best();
+  // The ops a step at op v places: v alone, or v's group.
+  void place_step(Placement* p, NodeId v, int32_t device) const;
 
   const Graph& graph_;
   const Cluster& cluster_;
@@ -117,6 +131,9 @@ class PlacementEnv {
   Placement fixed_start_;
   Placement placement_;
   std::vector<NodeId> order_;
+  std::vector<NodeId> leaders_;               // op_group: each group's first op, topological
+  std::vector<int32_t> group_of_;             // op_group: group index of each op
+  std::vector<std::vector<NodeId>> members_;  // op_group: the ops of each group
   std::vector<int32_t> visited_;
   int step_ = 0;
   double start_runtime_ = 0, runtime_ = 0, objective_ = 0, start_objective_ = 0;

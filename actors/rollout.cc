@@ -65,10 +65,13 @@ std::vector<EpisodeRecord> run_episodes(PolicyNet& policy, const GraphTensors& g
     envs[e]->reset(rng);
     sim_s += std::chrono::duration<double>(clock::now() - t0).count();
     rec.start_runtime_us = envs[e]->current_runtime_us();
-    if (keep_features) rec.features.resize(static_cast<size_t>(n) * plane);
-    rec.current.reserve(n);
-    rec.actions.reserve(n);
-    rec.rewards.reserve(n);
+    // One step per op, or per group of ops (env.action: op_group).
+    const size_t steps = envs[e]->order().size();
+    PLACETO_CHECK_EQ(steps, envs[0]->order().size());
+    if (keep_features) rec.features.resize(steps * plane);
+    rec.current.reserve(steps);
+    rec.actions.reserve(steps);
+    rec.rewards.reserve(steps);
   }
   torch::Tensor x = torch::empty({k, n, width});
   torch::Tensor cur = torch::empty({k}, torch::kInt64);

@@ -41,8 +41,8 @@ const std::vector<std::string> kTopKeys = {"family_dir",
 const std::vector<std::string> kPolicyKeys = {
     "hidden", "message_passing", "rounds", "parallel_aggregation", "parallel_k", "with_memory"};
 const std::vector<std::string> kEnvKeys = {
-    "start",      "order", "memory_penalty_s_per_gb", "max_mem_gb", "normalize_reward",
-    "start_seed", "reward"};
+    "start",  "order", "memory_penalty_s_per_gb", "max_mem_gb", "normalize_reward", "start_seed",
+    "reward", "action"};
 
 void apply_override(YAML::Node root, const std::string& arg) {
   auto eq = arg.find('=');
@@ -152,6 +152,7 @@ TrainConfig parse_train_config(const std::string& yaml_text, const std::string& 
   e.check_keys(kEnvKeys);
   if (e.has("start")) c.env.start = parse_episode_start(e.at("start").as_string(), source);
   get_enum(e, "order", "env.order", source, kNodeOrderNames, &c.env.order);
+  get_enum(e, "action", "env.action", source, kActionUnitNames, &c.env.action);
   e.get("memory_penalty_s_per_gb", &c.env.memory_penalty_s_per_gb);
   e.get("max_mem_gb", &c.env.max_mem_gb);
   e.get("normalize_reward", &c.env.normalize_reward);
@@ -241,6 +242,7 @@ std::string train_config_to_yaml(const TrainConfig& c) {
   out << YAML::Key << "env" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "start" << YAML::Value << episode_start_name(c.env.start);
   out << YAML::Key << "order" << YAML::Value << enum_name(c.env.order, kNodeOrderNames);
+  out << YAML::Key << "action" << YAML::Value << enum_name(c.env.action, kActionUnitNames);
   out << YAML::Key << "memory_penalty_s_per_gb" << YAML::Value << c.env.memory_penalty_s_per_gb;
   out << YAML::Key << "max_mem_gb" << YAML::Value << c.env.max_mem_gb;
   out << YAML::Key << "normalize_reward" << YAML::Value << c.env.normalize_reward;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <mutex>
 
 #include "actors/rollout.h"
 #include "common/error.h"
@@ -65,8 +66,14 @@ Trainer::Trainer(TrainConfig config, std::vector<NamedGraph> train, Cluster clus
       adam_(0) {
   PLACETO_CHECK(!train_.empty());
   PLACETO_CHECK_EQ(cluster_.num_devices(), config_.devices);
-  torch::manual_seed(config_.seed);  // same initial weights on every rank
-  policy_ = PolicyNet(make_policy_config(config_));
+  {
+    // Same initial weights on every rank: torch's global generator, seeded.  Ranks that are
+    // threads of one process (common/comm/inproc) would otherwise race on it.
+    static std::mutex init_mutex;
+    std::lock_guard<std::mutex> lock(init_mutex);
+    torch::manual_seed(config_.seed);
+    policy_ = PolicyNet(make_policy_config(config_));
+  }
   const bool levels = config_.policy.message_passing == MessagePassing::kSweep;
   for (const auto& ng : train_) {
     tensors_.push_back(make_graph_tensors(ng.graph, levels));

@@ -85,6 +85,50 @@ TEST(Environment, BestPlacementSeenIncludesTheStart) {
   EXPECT_TRUE(ended_worse) << "no walk ended worse than its start: the test shows nothing";
 }
 
+// env.action: op_group moves a forward op with its training ops as one action: one step per
+// group, every member lands on the chosen device, and the best placement is rebuilt the same
+// way.
+TEST(Environment, GroupActionsMoveAnOpWithItsTrainingOps) {
+  GraphBuilder b;
+  for (const char* op : {"a", "b", "c"}) b.add_node(op, "", 50, {1000});
+  for (const char* op : {"a", "b"}) {
+    b.add_node(std::string(op) + "/grad", "", 50, {1000});
+    b.add_node(std::string(op) + "/update", "", 10, {8});
+  }
+  b.add_edge("a", "b");
+  b.add_edge("b", "c");
+  b.add_edge("c", "b/grad");
+  b.add_edge("b/grad", "a/grad");
+  b.add_edge("b/grad", "b/update");
+  b.add_edge("a/grad", "a/update");
+  const Graph g = b.build();
+  const Cluster c = default_cluster(2);
+  EnvConfig cfg;
+  cfg.start.kind = StartKind::kAllZero;
+  cfg.action = ActionUnit::kOpGroup;
+  PlacementEnv env(g, c, cfg);
+  std::mt19937_64 rng(1);
+  env.reset(rng);
+  ASSERT_EQ(env.order().size(), 3u);  // groups {a, a/grad, a/update}, {b, ...}, {c}
+  EXPECT_EQ(g.node_name(env.current_node()), "a");
+  env.step(1);
+  const Placement& p = env.placement();
+  for (const char* op : {"a", "a/grad", "a/update"}) EXPECT_EQ(p.device[g.find(op)], 1) << op;
+  for (const char* op : {"b", "b/grad", "b/update", "c"}) EXPECT_EQ(p.device[g.find(op)], 0);
+  EXPECT_EQ(env.visited()[g.find("a/update")], 1);
+  env.step(1);
+  env.step(0);
+  EXPECT_TRUE(env.done());
+  const Placement best = env.best_placement();
+  Simulator sim(g, c);
+  EXPECT_DOUBLE_EQ(sim.simulate(best).runtime_us, env.best_runtime_us());
+  for (NodeId v = 0; v < g.num_nodes(); ++v) {
+    const std::string name = g.node_name(v);
+    const std::string owner = name.substr(0, name.find('/'));
+    EXPECT_EQ(best.device[v], best.device[g.find(owner)]) << name;
+  }
+}
+
 TEST(Environment, StartsAreParsedOnceWithTheAllowedNames) {
   EXPECT_EQ(parse_episode_start("placer:best", "run.yaml").placer, "best");
   EXPECT_EQ(parse_episode_start("all_zero", "run.yaml").kind, StartKind::kAllZero);

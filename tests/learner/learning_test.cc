@@ -481,6 +481,7 @@ TEST(Config, TypedKeysAreParsedOnceAndRoundTrip) {
       {"policy: {message_passing: radiall}\n", "policy.message_passing", "radial, sweep, none"},
       {"baseline: loo\n", "baseline", "window, leave_one_out"},
       {"comm: mpii\n", "comm", "auto, mpi, nccl"},
+      {"env: {action: group}\n", "env.action", "op, op_group"},
   };
   for (const auto& b : bad) {
     try {
@@ -495,7 +496,7 @@ TEST(Config, TypedKeysAreParsedOnceAndRoundTrip) {
   }
   const TrainConfig c = parse_train_config(
       "episodes_per_iteration: 4\nbaseline: leave_one_out\npolicy: {message_passing: sweep}\n"
-      "env: {start: placer:best, order: random, reward: incumbent}\n",
+      "env: {start: placer:best, order: random, reward: incumbent, action: op_group}\n",
       "run.yaml", {});
   EXPECT_EQ(c.baseline, BaselineKind::kLeaveOneOut);
   EXPECT_EQ(c.policy.message_passing, MessagePassing::kSweep);
@@ -503,6 +504,7 @@ TEST(Config, TypedKeysAreParsedOnceAndRoundTrip) {
   EXPECT_EQ(c.env.start.placer, "best");
   EXPECT_EQ(c.env.order, NodeOrder::kRandom);
   EXPECT_EQ(c.env.reward, RewardKind::kIncumbent);
+  EXPECT_EQ(c.env.action, ActionUnit::kOpGroup);
   const TrainConfig back = parse_train_config(train_config_to_yaml(c), "config.yaml", {});
   EXPECT_EQ(train_config_to_yaml(back), train_config_to_yaml(c));
   EXPECT_EQ(back.env.start, c.env.start);
