@@ -84,7 +84,7 @@ void register_policy_placers() {
   register_placer(policy);
   PlacerInfo seeded = policy;
   seeded.name = "policy+anneal";
-  seeded.summary = "anneal started from the policy's placement (--budget or --time-ms: both)";
+  seeded.summary = "anneal from the policy's placement (--budget: anneal's; --time-ms: in all)";
   seeded.kind = PlacerKind::kSearch;
   seeded.takes_budget = true;
   seeded.make = [](const PlacerOptions& o) {
