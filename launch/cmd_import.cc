@@ -2,7 +2,9 @@
 // JSON summary: ops, FLOPs, cost, and the op types costed by the fallback rule with their
 // share of the total cost.  With --groups K the written graph is the model coarsened to at
 // most K nodes (sim/coarsen.h); the full graph and the op -> group map (with each op's ONNX
-// origin, sim/coarse_map.h) are written beside it for `placeto place --ungroup`.
+// origin, sim/coarse_map.h) are written beside it for `placeto place --ungroup`.  With
+// --groups by-module the groups are the PyTorch modules of the node names
+// (sim/onnx/module_groups.h).
 #include <iostream>
 #include <memory>
 
@@ -12,6 +14,7 @@
 #include "launch/commands.h"
 #include "sim/coarse_map.h"
 #include "sim/graph_io.h"
+#include "sim/onnx/module_groups.h"
 #include "sim/onnx/onnx_import.h"
 
 namespace placeto {
@@ -19,23 +22,43 @@ namespace {
 
 struct ImportArgs {
   std::string model, out, fine_out, map;
-  int groups = 0;  // 0: no coarsening
+  std::string groups_arg;  // "", a count K or "by-module"
+  int groups = 0;          // K; 0: no coarsening
+  bool by_module = false;
   ImportOptions options;
 };
 
 void run_import(ImportArgs a) {
-  if (a.groups == 0 && (!a.fine_out.empty() || !a.map.empty()))
-    throw InputError("--fine-out and --map are written only with --groups K");
+  if (a.groups_arg == "by-module") {
+    a.by_module = true;
+  } else if (!a.groups_arg.empty()) {
+    size_t used = 0;
+    long long k = 0;
+    try {
+      k = std::stoll(a.groups_arg, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != a.groups_arg.size() || k < 1 || k > (1 << 30))
+      throw InputError("--groups: expected a count in [1, 2^30] or by-module, got " +
+                       quoted_name(a.groups_arg));
+    a.groups = static_cast<int>(k);
+  }
+  const bool grouped = a.groups > 0 || a.by_module;
+  if (!grouped && (!a.fine_out.empty() || !a.map.empty()))
+    throw InputError("--fine-out and --map are written only with --groups K|by-module");
   check_output_path(a.out, {a.model});
   ImportResult r = import_onnx(a.model, a.options);
   Json out;
-  if (a.groups > 0) {
+  if (grouped) {
     if (a.fine_out.empty()) a.fine_out = companion_path(a.out, "fine");
     if (a.map.empty()) a.map = companion_path(a.out, "map");
     if (a.fine_out == a.out || a.map == a.out || a.map == a.fine_out)
       throw InputError("--out, --fine-out and --map must be different files");
-    CoarseGraph c = coarsen(r.graph, a.groups);
     const std::vector<OpOrigin> origins = op_origins(r.ops);
+    ModuleGrouping by_module;
+    if (a.by_module) by_module = group_by_module(r.graph, origins, a.model);
+    const CoarseGraph c = a.by_module ? by_module.coarse : coarsen(r.graph, a.groups);
     check_output_path(a.fine_out, {a.model}, "--fine-out");
     check_output_path(a.map, {a.model}, "--map");
     save_graph(r.graph, a.fine_out);
@@ -45,7 +68,13 @@ void run_import(ImportArgs a) {
     out["map"] = a.map;
     out["groups"] = c.graph.num_nodes();
     out["cut_bytes"] = cut_bytes(r.graph, c.group);
-    out["chunked_cut_bytes"] = cut_bytes(r.graph, chunk_topological(r.graph, a.groups).group);
+    out["chunked_cut_bytes"] = cut_bytes(
+        r.graph, chunk_topological(r.graph, a.by_module ? c.graph.num_nodes() : a.groups).group);
+    if (a.by_module) {
+      out["modules"] = by_module.labels;  // per node of the coarse graph
+      out["collapsed_modules"] = by_module.collapsed;
+      out["unscoped_ops"] = by_module.unscoped_ops;
+    }
   } else {
     save_graph(r.graph, a.out);
   }
@@ -95,10 +124,9 @@ void register_import_command(CLI::App& app) {
   cmd->add_option("--inputs", args->options.data_inputs,
                   "Graph inputs that carry data (default: detected)")
       ->delimiter(',');
-  cmd->add_option("--groups", args->groups,
-                  "Coarsen to at most K nodes: --out gets the coarse graph, --fine-out the full "
-                  "one, --map the op -> group map")
-      ->check(CLI::Range(1, 1 << 30));
+  cmd->add_option("--groups", args->groups_arg,
+                  "Coarsen to at most K nodes, or by-module (one group per PyTorch module): --out "
+                  "gets the coarse graph, --fine-out the full one, --map the op -> group map");
   cmd->add_option("--fine-out", args->fine_out,
                   "With --groups: the full graph (default: --out with .fine.json)");
   cmd->add_option("--map", args->map,

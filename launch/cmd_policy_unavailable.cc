@@ -22,4 +22,14 @@ void register_learned_placers() {
 
 void register_learning_commands(CLI::App&) {}
 
+void register_profile_command(CLI::App& app) {
+  CLI::App* cmd = app.add_subcommand("profile", "Time a model's ops (needs a build with LibTorch)");
+  cmd->allow_extras();
+  cmd->callback([] {
+    throw InputError(
+        "placeto profile times ops with LibTorch; this build has none (apt install libtorch-dev "
+        "and rebuild)");
+  });
+}
+
 }  // namespace placeto

@@ -20,5 +20,8 @@ void register_learning_commands(CLI::App& app);
 void register_learned_placers();
 void register_generate_command(CLI::App& app);
 void register_coarsen_command(CLI::App& app);
+void register_export_command(CLI::App& app);  // cmd_export.cc
+// placeto profile (cmd_profile.cc with LibTorch; an error saying so without it).
+void register_profile_command(CLI::App& app);
 
 }  // namespace placeto

@@ -29,6 +29,8 @@ int main(int argc, char** argv) {
   placeto::register_learning_commands(app);
   placeto::register_generate_command(app);
   placeto::register_coarsen_command(app);
+  placeto::register_export_command(app);
+  placeto::register_profile_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -11,13 +11,13 @@ namespace {
 std::vector<DeviceProfile> make_profiles() {
   std::vector<DeviceProfile> p;
   // One GK210 die of a Tesla K80 board (AWS p2 instances expose each die as one GPU).
-  p.push_back({"k80", 4.37e12, 240e9, 0.5, 0.7, 5.7, 12e9, 7.6e9, 10.0, 1.25e9, 30.0});
+  p.push_back({"k80", 4.37e12, 240e9, 0.5, 0.7, 5.7, 12e9, 7.6e9, 10.0, 1.25e9, 30.0, {}});
   // Tesla V100 SXM2 16 GB with NVLink 2.
-  p.push_back({"v100", 15.7e12, 900e9, 0.5, 0.7, 4.0, 16e9, 50e9, 5.0, 12.5e9, 10.0});
+  p.push_back({"v100", 15.7e12, 900e9, 0.5, 0.7, 4.0, 16e9, 50e9, 5.0, 12.5e9, 10.0, {}});
   // A100 SXM4 40 GB with NVLink 3.
-  p.push_back({"a100", 19.5e12, 1555e9, 0.5, 0.7, 3.0, 40e9, 300e9, 3.0, 25e9, 8.0});
+  p.push_back({"a100", 19.5e12, 1555e9, 0.5, 0.7, 3.0, 40e9, 300e9, 3.0, 25e9, 8.0, {}});
   // H100 SXM5 80 GB with NVLink 4.
-  p.push_back({"h100", 67e12, 3350e9, 0.5, 0.7, 2.5, 80e9, 450e9, 2.0, 50e9, 6.0});
+  p.push_back({"h100", 67e12, 3350e9, 0.5, 0.7, 2.5, 80e9, 450e9, 2.0, 50e9, 6.0, {}});
   return p;
 }
 const std::vector<DeviceProfile>& profiles() {
@@ -44,6 +44,14 @@ double roofline_cost_us(double flops, double bytes_moved, const DeviceProfile& p
   double compute_s = flops / (profile.peak_flops * profile.compute_efficiency);
   double memory_s = bytes_moved / (profile.mem_bandwidth * profile.memory_efficiency);
   return profile.launch_overhead_us + 1e6 * std::max(compute_s, memory_s);
+}
+
+double op_class_cost_us(double flops, double bytes_moved, const DeviceProfile& profile,
+                        const std::string& op_class) {
+  auto it = profile.op_classes.find(op_class);
+  if (it == profile.op_classes.end()) return roofline_cost_us(flops, bytes_moved, profile);
+  const OpClassRate& r = it->second;
+  return r.overhead_us + 1e6 * std::max(flops / r.flops_per_s, bytes_moved / r.bytes_per_s);
 }
 
 double conv2d_flops(int64_t batch, int64_t out_h, int64_t out_w, int64_t cin, int64_t cout,

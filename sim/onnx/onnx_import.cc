@@ -14,6 +14,7 @@
 #include "common/error.h"
 #include "common/files.h"
 #include "common/progress.h"
+#include "sim/device_profile_yaml.h"
 #include "sim/onnx/onnx_proto_util.h"
 #include "sim/onnx/training.h"
 
@@ -109,15 +110,18 @@ class Importer {
     }
   }
 
-  // Symbolic dimensions (dynamic axes) become 1 so that inference yields sizes; --batch scales.
+  // Symbolic dimensions (dynamic axes) become options_.dynamic_dim (default 1) so that
+  // inference yields sizes; --batch scales.
   void fix_dynamic_dims(onnx::ModelProto& model) {
     for (auto& in : *model.mutable_graph()->mutable_input()) {
       if (!in.type().has_tensor_type() || !in.type().tensor_type().has_shape()) continue;
       for (auto& d : *in.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()) {
         if (d.has_dim_value()) continue;
-        spdlog::warn("{}: input '{}': dynamic dimension '{}' taken as 1", source_, in.name(),
-                     d.dim_param());
-        d.set_dim_value(1);
+        ++summary_.dynamic_dims;
+        if (options_.dynamic_dim == 1)
+          spdlog::warn("{}: input '{}': dynamic dimension '{}' taken as 1", source_, in.name(),
+                       d.dim_param());
+        d.set_dim_value(options_.dynamic_dim);
       }
     }
   }
@@ -410,6 +414,8 @@ class Importer {
     int v = add_op(node_names_[index], spec.op_type);
     // The name as in the file (maybe empty or repeated; `index` tells such nodes apart).
     ops_.nodes[v].origin = OpOrigin{OpRole::kForward, node.name(), index};
+    ops_.nodes[v].op_class = cost_class(spec.op_type, spec.domain);
+    ops_.nodes[v].spec = spec;
     OpCost cost = op_cost(spec);
     const double batch = static_cast<double>(options_.batch);
     OpNode& op = ops_.nodes[v];
@@ -461,7 +467,7 @@ class Importer {
         0, stem.rfind(".onnx") == std::string::npos ? stem.size() : stem.rfind(".onnx"));
     if (ops_.name.empty()) ops_.name = g.name();
     if (options_.training) ops_ = add_training_ops(ops_);
-    const DeviceProfile& profile = device_profile(options_.profile);
+    const DeviceProfile profile = resolve_device_profile(options_.profile);
     ImportResult r;
     r.graph = build_graph(ops_, profile, source_);
     summary_.onnx_nodes = g.node_size();
@@ -499,8 +505,11 @@ ImportResult import_onnx_bytes(const std::string& bytes, const std::string& sour
                                const ImportOptions& options) {
   if (options.batch < 1)
     throw InputError("--batch must be >= 1, got " + std::to_string(options.batch));
+  if (options.dynamic_dim < 1)
+    throw InputError("the value of dynamic dimensions must be >= 1, got " +
+                     std::to_string(options.dynamic_dim));
   try {
-    device_profile(options.profile);  // fail early, before the import
+    resolve_device_profile(options.profile);  // fail early, before the import
   } catch (const InputError& e) {
     throw InputError(std::string("--profile: ") + e.what());
   }

@@ -34,7 +34,11 @@ struct ImportOptions {
   // Activations and FLOPs are scaled by batch / (the exported batch, taken as 1); weights are
   // not.  Symbolic (dynamic) input dimensions are set to 1 before inference.  Default 1.
   int64_t batch = 1;
-  std::string profile = "k80";           // device profile for the roofline cost (sim/cost_model.h)
+  // Device profile for the roofline cost: a name (sim/cost_model.h) or a profile file
+  // (*.yaml, sim/device_profile_yaml.h), such as one fitted by `placeto profile`.
+  std::string profile = "k80";
+  // The value given to symbolic (dynamic) input dimensions before shape inference.
+  int64_t dynamic_dim = 1;
   bool training = false;                 // add backward and update ops (training.h)
   std::vector<std::string> data_inputs;  // graph inputs that carry data; empty = detect
 };
@@ -51,6 +55,7 @@ struct ImportSummary {
   double fallback_cost_us = 0;
   double fallback_share = 0;                         // fallback_cost_us / total_cost_us
   std::map<std::string, double> cost_us_by_op_type;  // graph op type -> summed cost
+  int dynamic_dims = 0;          // symbolic input dimensions set to ImportOptions::dynamic_dim
   int own_inferred_tensors = 0;  // shapes filled by shape_rules.h after ONNX inference
   std::vector<std::string> unknown_shape_ops;  // ops left with an unknown output shape
 };

@@ -157,26 +157,32 @@ const std::unordered_set<std::string>& view_ops() {
 
 using CostRule = std::function<OpCost(const OpSpec&)>;
 
-const std::unordered_map<std::string, CostRule>& rules() {
-  static const std::unordered_map<std::string, CostRule> kRules = [] {
-    std::unordered_map<std::string, CostRule> r;
-    for (const char* t : {"Conv", "ConvTranspose", "ConvInteger"}) r[t] = conv_cost;
-    r["Gemm"] = gemm_cost;
-    for (const char* t : {"MatMul", "MatMulInteger"}) r[t] = matmul_cost;
+// The rule of each op type and its class (the family's name; sim/cost_model.h OpClassRate).
+struct CostFamily {
+  CostRule rule;
+  const char* op_class = "";
+};
+
+const std::unordered_map<std::string, CostFamily>& rules() {
+  static const std::unordered_map<std::string, CostFamily> kRules = [] {
+    std::unordered_map<std::string, CostFamily> r;
+    for (const char* t : {"Conv", "ConvTranspose", "ConvInteger"}) r[t] = {conv_cost, "conv"};
+    r["Gemm"] = {gemm_cost, "gemm"};
+    for (const char* t : {"MatMul", "MatMulInteger"}) r[t] = {matmul_cost, "matmul"};
     for (const char* t :
          {"BatchNormalization", "InstanceNormalization", "LayerNormalization", "GroupNormalization",
           "LpNormalization", "MeanVarianceNormalization", "LRN"})
-      r[t] = normalization_cost;
+      r[t] = {normalization_cost, "norm"};
     for (const char* t :
          {"MaxPool", "AveragePool", "LpPool", "GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool"})
-      r[t] = pool_cost;
-    for (const auto& [t, f] : elementwise_factors()) r[t] = elementwise_cost;
-    for (const char* t : {"Softmax", "LogSoftmax", "Hardmax"}) r[t] = softmax_cost;
+      r[t] = {pool_cost, "pool"};
+    for (const auto& [t, f] : elementwise_factors()) r[t] = {elementwise_cost, "elementwise"};
+    for (const char* t : {"Softmax", "LogSoftmax", "Hardmax"}) r[t] = {softmax_cost, "softmax"};
     for (const char* t :
          {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
           "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp", "ArgMax", "ArgMin", "CumSum"})
-      r[t] = reduce_cost;
-    for (const char* t : {"LSTM", "GRU", "RNN"}) r[t] = recurrent_cost;
+      r[t] = {reduce_cost, "reduce"};
+    for (const char* t : {"LSTM", "GRU", "RNN"}) r[t] = {recurrent_cost, "recurrent"};
     for (const char* t : {"Concat",
                           "Split",
                           "Slice",
@@ -203,8 +209,8 @@ const std::unordered_map<std::string, CostRule>& rules() {
                           "NonZero",
                           "ReverseSequence",
                           "TopK"})
-      r[t] = data_movement_cost;
-    for (const std::string& t : view_ops()) r[t] = view_cost;
+      r[t] = {data_movement_cost, "data_movement"};
+    for (const std::string& t : view_ops()) r[t] = {view_cost, "view"};
     return r;
   }();
   return kRules;
@@ -221,7 +227,12 @@ bool is_alias_op(const std::string& op_type) { return op_type == "Identity"; }
 
 OpCost op_cost(const OpSpec& op) {
   if (!has_cost_rule(op.op_type, op.domain)) return fallback_cost(op);
-  return rules().at(op.op_type)(op);
+  return rules().at(op.op_type).rule(op);
+}
+
+std::string cost_class(const std::string& op_type, const std::string& domain) {
+  if (!has_cost_rule(op_type, domain)) return "fallback";
+  return rules().at(op_type).op_class;
 }
 
 OpCost conv_cost(const OpSpec& op) {

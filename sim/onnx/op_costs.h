@@ -74,6 +74,11 @@ OpCost op_cost(const OpSpec& op);
 // Whether `op_type` (in `domain`) has a cost rule; false means op_cost() uses the fallback.
 bool has_cost_rule(const std::string& op_type, const std::string& domain = "");
 
+// The class of an op type for fitted device profiles (sim/cost_model.h OpClassRate): its cost
+// family, one of conv, gemm, matmul, norm, pool, elementwise, softmax, reduce, recurrent,
+// data_movement, view, or fallback for op types without a rule.
+std::string cost_class(const std::string& op_type, const std::string& domain = "");
+
 // Op types whose output is an alias of the input (no kernel at all).  The importer folds them
 // away instead of making graph nodes.
 bool is_alias_op(const std::string& op_type);

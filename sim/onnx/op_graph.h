@@ -10,6 +10,7 @@
 
 #include "sim/cost_model.h"
 #include "sim/graph.h"
+#include "sim/onnx/op_costs.h"
 #include "sim/op_origin.h"
 
 namespace placeto {
@@ -24,6 +25,12 @@ struct OpNode {
   bool fallback = false;    // costed by the fallback rule (op_costs.h)
   bool is_input = false;    // a graph input: costs nothing and needs no gradient
   OpOrigin origin;          // the ONNX node or input it comes from, and its role
+  // Its class for fitted profiles: cost_class() of a forward op, "<class>_grad" of a grad op,
+  // "update" of an update, "" for inputs.
+  std::string op_class;
+  // A forward op's shapes and attributes at the exported batch (what `placeto profile` runs);
+  // empty op_type for inputs and synthesised ops.
+  OpSpec spec;
 };
 
 struct OpEdge {
@@ -42,10 +49,12 @@ struct OpGraph {
 std::vector<OpOrigin> op_origins(const OpGraph& g);
 
 // Compute time of one op: 0 for inputs and for ops that neither compute nor move bytes (views
-// such as Reshape have no kernel), otherwise roofline_cost_us(flops, bytes, profile).
+// such as Reshape have no kernel), otherwise op_class_cost_us(flops, bytes, profile, class).
 double op_node_cost_us(const OpNode& node, const DeviceProfile& profile);
 
 // Builds the graph (validated by GraphBuilder; `source` names it in errors).
 Graph build_graph(const OpGraph& g, const DeviceProfile& profile, const std::string& source);
+// The same with given costs, one per node (measured ones: `placeto profile`).
+Graph build_graph(const OpGraph& g, const std::vector<double>& cost_us, const std::string& source);
 
 }  // namespace placeto

@@ -44,6 +44,7 @@ OpGraph add_training_ops(const OpGraph& fwd, const TrainingOptions& opt) {
     OpNode gnode;
     gnode.name = f.name + kGradSuffix;
     gnode.op_type = f.op_type + "Grad";
+    gnode.op_class = f.op_class + "_grad";
     double factor = f.param_bytes > 0 ? opt.param_grad_factor : opt.grad_factor;
     gnode.flops = factor * f.flops;
     gnode.bytes = factor * f.bytes;
@@ -66,6 +67,7 @@ OpGraph add_training_ops(const OpGraph& fwd, const TrainingOptions& opt) {
     OpNode u;
     u.name = f.name + kUpdateSuffix;
     u.op_type = "ApplyGradient";
+    u.op_class = "update";
     double params = static_cast<double>(f.param_bytes) / 4.0;
     u.flops = opt.update_flops_per_param * params;
     u.bytes = opt.update_bytes_factor * static_cast<double>(f.param_bytes);

@@ -228,6 +228,47 @@ TEST(OnnxImportTest, DynamicDimensionsAreTakenAsOne) {
   b.node("Relu", {"x"}, {"y"}, "act");
   ImportResult r = import_onnx_bytes(b.bytes(), "m");
   EXPECT_EQ(r.graph.out_bytes(r.graph.find("act"), 0), 40);
+  EXPECT_EQ(r.summary.dynamic_dims, 1);
+  ImportOptions o;
+  o.dynamic_dim = 8;  // what `placeto profile --batch 8` sets
+  ImportResult r8 = import_onnx_bytes(b.bytes(), "m", o);
+  EXPECT_EQ(r8.graph.out_bytes(r8.graph.find("act"), 0), 8 * 40);
+  EXPECT_EQ(r8.ops.nodes[r8.graph.find("act")].spec.inputs[0].shape, (std::vector<int64_t>{8, 10}));
+}
+
+// Every op keeps its class and (forward ops) the shapes `placeto profile` runs it with; a
+// fitted profile file prices each class at its own rates.
+TEST(OnnxImportTest, OpClassesAndAFittedProfileFile) {
+  TempFile f(ConvRelu(false).bytes());
+  ImportOptions o;
+  o.training = true;
+  ImportResult r = import_onnx(f.path(), o);
+  const NodeId conv = r.graph.find("conv1"), grad = r.graph.find("conv1/grad");
+  const NodeId update = r.graph.find("conv1/update"), act = r.graph.find("act");
+  ASSERT_GE(update, 0);
+  EXPECT_EQ(r.ops.nodes[conv].op_class, "conv");
+  EXPECT_EQ(r.ops.nodes[grad].op_class, "conv_grad");
+  EXPECT_EQ(r.ops.nodes[update].op_class, "update");
+  EXPECT_EQ(r.ops.nodes[act].op_class, "elementwise");
+  EXPECT_EQ(r.ops.nodes[conv].spec.op_type, "Conv");
+  EXPECT_EQ(r.ops.nodes[conv].spec.inputs[1].shape, (std::vector<int64_t>{32, 16, 3, 3}));
+  EXPECT_EQ(cost_class("Frobnicate"), "fallback");
+
+  TempFile profile(
+      "format: placeto-device-profile\nname: fitted\nbase: k80\nop_classes:\n"
+      "  conv: {flops_per_s: 1.0e9, bytes_per_s: 1.0e12, overhead_us: 7}\n");
+  ImportOptions fitted = o;
+  fitted.profile = profile.path() + ".yaml";
+  std::rename(profile.path().c_str(), fitted.profile.c_str());
+  ImportResult q = import_onnx(f.path(), fitted);
+  std::remove(fitted.profile.c_str());
+  EXPECT_NEAR(q.graph.cost_us(conv), 7 + 1e6 * kConvFlops / 1e9, 1e-6);
+  // Classes without a rate keep the base roofline.
+  EXPECT_DOUBLE_EQ(q.graph.cost_us(act), r.graph.cost_us(act));
+  EXPECT_DOUBLE_EQ(q.graph.cost_us(grad), r.graph.cost_us(grad));
+  ImportOptions missing = o;
+  missing.profile = "/nonexistent/fitted.yaml";
+  EXPECT_THROW(import_onnx(f.path(), missing), InputError);
 }
 
 TEST(OnnxImportTest, UnknownOpTypesAreCostedByTheFallbackAndReported) {

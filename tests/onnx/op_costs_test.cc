@@ -3,27 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/onnx/op_spec_util.h"
+
 namespace placeto {
 namespace {
-
-TensorInfo T(std::vector<int64_t> shape, bool param = false, int64_t elem_bytes = 4) {
-  TensorInfo t;
-  t.known = true;
-  t.shape = std::move(shape);
-  t.is_param = param;
-  t.elem_bytes = elem_bytes;
-  return t;
-}
-
-OpSpec Op(std::string type, std::vector<TensorInfo> in, std::vector<TensorInfo> out,
-          std::map<std::string, std::vector<int64_t>> ints = {}) {
-  OpSpec op;
-  op.op_type = std::move(type);
-  op.inputs = std::move(in);
-  op.outputs = std::move(out);
-  op.attrs.ints = std::move(ints);
-  return op;
-}
 
 TEST(OpCostsTest, Conv3x3On56x56CountsMultiplyAddAsTwo) {
   OpCost c = op_cost(Op("Conv", {T({1, 64, 56, 56}), T({64, 64, 3, 3}, true)}, {T({1, 64, 56, 56})},

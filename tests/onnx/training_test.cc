@@ -18,9 +18,10 @@ OpGraph Chain() {
   in.is_input = true;
   in.out_bytes = {400};
   in.origin = {OpRole::kInput, "x", -1};
-  OpNode fc{"fc", "Gemm", 1e6, 1e4, {800}, 4000, false, false, {OpRole::kForward, "fc", 0}};
-  OpNode relu{"relu", "Relu", 200, 1600, {800}, 0, false, false, {OpRole::kForward, "", 1}};
-  OpNode sm{"softmax", "Softmax", 1600, 1600, {800}, 0, false, false, {OpRole::kForward, "sm", 2}};
+  OpNode fc{"fc", "Gemm", 1e6, 1e4, {800}, 4000, false, false, {OpRole::kForward, "fc", 0}, "", {}};
+  OpNode relu{"relu", "Relu", 200, 1600, {800}, 0, false, false, {OpRole::kForward, "", 1}, "", {}};
+  OpNode sm{"softmax", "Softmax", 1600, 1600, {800}, 0, false, false, {OpRole::kForward, "sm", 2},
+            "",        {}};
   g.nodes = {in, fc, relu, sm};
   g.edges = {{0, 1, 0}, {1, 2, 0}, {2, 3, 0}};
   return g;
@@ -86,7 +87,7 @@ TEST(TrainingTest, GradientsFlowInReverseAndUpdatesHoldTheParameters) {
 TEST(TrainingTest, OpsBeforeAnyParameterGetNoGradient) {
   OpGraph g = Chain();
   // A parameter-free op between the input and fc needs no gradient.
-  OpNode cast{"cast", "Cast", 0, 800, {400}, 0, false, false, {}};
+  OpNode cast{"cast", "Cast", 0, 800, {400}, 0, false, false, {}, "", {}};
   g.nodes.insert(g.nodes.begin() + 1, cast);
   g.edges = {{0, 1, 0}, {1, 2, 0}, {2, 3, 0}, {3, 4, 0}};
   OpGraph t = add_training_ops(g);
