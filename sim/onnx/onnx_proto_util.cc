@@ -68,7 +68,8 @@ StaticValue static_value_of(const onnx::TensorProto& tensor) {
     case T::INT64:
       if (tensor.int64_data_size() > 0) {
         v.assign(tensor.int64_data().begin(), tensor.int64_data().end());
-      } else if (tensor.raw_data().size() == static_cast<size_t>(n) * 8) {
+      } else if (tensor.raw_data().size() == static_cast<size_t>(n) * 8 && n > 0) {
+        // (n == 0: memcpy from an empty vector's null data is undefined; found by fuzzing)
         v.resize(n);
         std::memcpy(v.data(), tensor.raw_data().data(), n * 8);  // little-endian, as x86
       }
@@ -76,7 +77,7 @@ StaticValue static_value_of(const onnx::TensorProto& tensor) {
     case T::INT32:
       if (tensor.int32_data_size() > 0) {
         v.assign(tensor.int32_data().begin(), tensor.int32_data().end());
-      } else if (tensor.raw_data().size() == static_cast<size_t>(n) * 4) {
+      } else if (tensor.raw_data().size() == static_cast<size_t>(n) * 4 && n > 0) {
         std::vector<int32_t> w(n);
         std::memcpy(w.data(), tensor.raw_data().data(), n * 4);
         v.assign(w.begin(), w.end());

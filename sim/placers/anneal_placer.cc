@@ -11,6 +11,7 @@
 #include "sim/placers/memory.h"
 #include "sim/placers/methods.h"
 #include "sim/placers/registry.h"
+#include "sim/placers/search.h"
 #include "sim/simulator.h"
 
 namespace placeto {
@@ -18,43 +19,65 @@ namespace {
 
 constexpr int64_t kDefaultBudget = 2000;
 
-// Runtime, inflated by the relative overflow of every device over its capacity: an
-// infeasible placement must look worse than any feasible one near it.
-double score(const SimResult& r, const Cluster& c) {
-  double over = 0;
-  for (int d = 0; d < c.num_devices(); ++d) {
-    if (!r.over_capacity[d]) continue;
-    const double cap = c.devices[d].memory_bytes;
-    over += (static_cast<double>(r.peak_mem_bytes[d] + r.param_bytes[d]) - cap) / cap;
+// slack-anneal: op draws follow criticality.  An op's slack is how long it could finish later
+// without lengthening the step, estimated from the last simulation of the current placement:
+// makespan - (its end + the longest chain of op costs after it).  Draw weights are
+// 1 / (1 + slack / (5% of the makespan)), mixed with a uniform draw (a fifth of the mass), and
+// refreshed every kRefresh steps (one extra simulation each; a budget sized by time_ms leaves
+// room for them).
+constexpr int kRefresh = 32;
+constexpr double kUniformShare = 0.2;
+
+// Longest chain of op costs that follows each op (its own cost excluded).
+std::vector<double> tails(const Graph& g) {
+  const int n = g.num_nodes();
+  std::vector<double> bottom(n, 0), tail(n, 0);
+  const auto& order = g.topo_order();
+  const auto& ce = g.child_edges();
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const NodeId v = *it;
+    double longest = 0;
+    for (int k = g.child_begin(v); k < g.child_begin(v) + g.out_degree(v); ++k)
+      longest = std::max(longest, bottom[g.edge_dst(ce[k])]);
+    tail[v] = longest;
+    bottom[v] = g.cost_us(v) + longest;
   }
-  return r.runtime_us * (1.0 + (over > 0 ? 1.0 + 10.0 * over : 0.0));
+  return tail;
 }
 
-// The number of simulations that fit in what is left of `time_ms` since `t_call`, timed on
-// 32 single-op moves spread over `p` (restored afterwards).  At least 1.
-int64_t budget_for_time(Simulator& sim, Placement& p, double time_ms,
-                        std::chrono::steady_clock::time_point t_call) {
-  constexpr int kProbes = 32;
-  const int n = static_cast<int>(p.device.size());
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int k = 0; k < kProbes; ++k) {
-    const int v =
-        static_cast<int>((static_cast<int64_t>(k) * n) / kProbes);  // spread over the graph
-    const int32_t old = p.device[v];
-    p.device[v] = (old + 1) % p.num_devices;
-    sim.simulate(p);
-    p.device[v] = old;
+// Cumulative draw weights of the ops from the simulator's last schedule.
+void criticality_weights(const Simulator& sim, const std::vector<double>& tail,
+                         std::vector<double>* cumulative) {
+  const std::vector<double>& end = sim.end_us();
+  const int n = static_cast<int>(end.size());
+  const double makespan = sim.last_result().runtime_us;
+  const double scale = std::max(1e-9, 0.05 * makespan);
+  std::vector<double> w(n);
+  double total = 0;
+  for (int v = 0; v < n; ++v) {
+    const double slack = std::max(0.0, makespan - end[v] - tail[v]);
+    w[v] = 1.0 / (1.0 + slack / scale);
+    total += w[v];
   }
-  const auto t1 = std::chrono::steady_clock::now();
-  const double per_sim_ms = std::chrono::duration<double, std::milli>(t1 - t0).count() / kProbes;
-  const double left_ms = time_ms - std::chrono::duration<double, std::milli>(t1 - t_call).count();
-  if (!(left_ms > 0) || !(per_sim_ms > 0)) return 1;
-  return std::max<int64_t>(1, static_cast<int64_t>(left_ms / per_sim_ms));
+  cumulative->resize(n);
+  double acc = 0;
+  for (int v = 0; v < n; ++v) {
+    acc += kUniformShare / n + (1.0 - kUniformShare) * w[v] / total;
+    (*cumulative)[v] = acc;
+  }
+}
+
+NodeId draw_weighted(const std::vector<double>& cumulative, PlacerRng& rng) {
+  const double u = rng.uniform01() * cumulative.back();
+  const auto it = std::upper_bound(cumulative.begin(), cumulative.end(), u);
+  return static_cast<NodeId>(
+      std::min<ptrdiff_t>(it - cumulative.begin(), static_cast<ptrdiff_t>(cumulative.size()) - 1));
 }
 
 class AnnealPlacer : public Placer {
  public:
-  std::string name() const override { return "anneal"; }
+  explicit AnnealPlacer(bool slack_weighted) : slack_weighted_(slack_weighted) {}
+  std::string name() const override { return slack_weighted_ ? "slack-anneal" : "anneal"; }
 
   // Start: options.initial, or else the best (feasible first, then fastest) of the fast
   // placers run with the same seed.  Each step moves one op to another device -- half the
@@ -72,27 +95,27 @@ class AnnealPlacer : public Placer {
   // With options.time_ms the budget is sized at the start of the call: the time already
   // spent (the start placement) is subtracted, 32 simulations of single-op moves are timed,
   // and the budget is what fits in the rest.  The schedule then runs to the end on it.
+  //
+  // slack-anneal (slack_weighted_) differs in one thing: the op to move is drawn by its
+  // criticality in the current placement's schedule (see criticality_weights) instead of
+  // uniformly -- the non-learned control that a learned proposal distribution must beat.
   Placement place(const Graph& g, const Cluster& c, const PlacerOptions& o) const override {
     const auto t_call = std::chrono::steady_clock::now();
     const int n = g.num_nodes();
     const int num_dev = c.num_devices();
     Simulator sim(g, c);
-    Placement current = o.initial ? *o.initial : best_fast_placement(g, c, o);
-    if (current.num_devices != num_dev || static_cast<int>(current.device.size()) != n)
-      throw InputError("anneal: the initial placement is for " +
-                       std::to_string(current.num_devices) + " devices and " +
-                       std::to_string(current.device.size()) + " ops, but graph '" + g.name() +
-                       "' has " + std::to_string(n) + " ops and the cluster " +
-                       std::to_string(num_dev) + " devices");
-    validate_placement(g, current, "anneal initial placement");
-    double current_score = score(sim.simulate(current), c);
+    Placement current = search_start(g, c, o, slack_weighted_ ? "slack-anneal" : "anneal");
+    double current_score = search_score(sim.simulate(current), c);
     Placement best = current;
     double best_score = current_score;
     if (o.stats) *o.stats = PlacerStats{};
     if (num_dev == 1 || n == 0) return best;
 
     int64_t budget = o.budget > 0 ? o.budget : kDefaultBudget;
-    if (o.time_ms > 0) budget = budget_for_time(sim, current, o.time_ms, t_call);
+    if (o.time_ms > 0) {
+      budget = budget_for_time(sim, current, o.time_ms, t_call);
+      if (slack_weighted_) budget = std::max<int64_t>(1, budget * kRefresh / (kRefresh + 1));
+    }
     if (o.stats) o.stats->budget = budget;
     const double t_start = 0.02 * current_score, t_end = 2e-5 * current_score;
     const double cooling = budget > 1 ? std::pow(t_end / t_start, 1.0 / (budget - 1)) : 1.0;
@@ -119,12 +142,20 @@ class AnnealPlacer : public Placer {
       }
     }
     std::vector<std::pair<NodeId, int32_t>> undo;
+    std::vector<double> tail, cumulative;
+    if (slack_weighted_) tail = tails(g);
     for (int64_t step = 0; step < budget; ++step, temperature *= cooling) {
       if (o.time_limit_s > 0 && (step & 63) == 0 &&
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() >
               o.time_limit_s)
         break;
-      const NodeId v = static_cast<NodeId>(rng.below(n));
+      if (slack_weighted_ && step % kRefresh == 0) {
+        sim.simulate(current);  // the schedule of the current placement
+        if (o.stats) ++o.stats->simulations;
+        criticality_weights(sim, tail, &cumulative);
+      }
+      const NodeId v =
+          slack_weighted_ ? draw_weighted(cumulative, rng) : static_cast<NodeId>(rng.below(n));
       const int old = current.device[v];
       int target = -1;
       undo.clear();
@@ -152,7 +183,7 @@ class AnnealPlacer : public Placer {
         undo.push_back({v, old});
         current.device[v] = target;
       }
-      const double s = score(sim.simulate(current), c);
+      const double s = search_score(sim.simulate(current), c);
       if (o.stats) ++o.stats->simulations;
       const double delta = s - current_score;
       if (delta <= 0 || rng.uniform01() < std::exp(-delta / temperature)) {
@@ -168,10 +199,14 @@ class AnnealPlacer : public Placer {
     }
     return best;
   }
+
+ private:
+  bool slack_weighted_;
 };
 
 }  // namespace
 
-std::unique_ptr<Placer> make_anneal_placer() { return std::make_unique<AnnealPlacer>(); }
+std::unique_ptr<Placer> make_anneal_placer() { return std::make_unique<AnnealPlacer>(false); }
+std::unique_ptr<Placer> make_slack_anneal_placer() { return std::make_unique<AnnealPlacer>(true); }
 
 }  // namespace placeto

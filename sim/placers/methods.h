@@ -21,5 +21,8 @@ std::unique_ptr<Placer> make_metf_placer();
 std::unique_ptr<Placer> make_msct_placer();
 // anneal_placer.cc
 std::unique_ptr<Placer> make_anneal_placer();
+std::unique_ptr<Placer> make_slack_anneal_placer();
+// descent_placer.cc
+std::unique_ptr<Placer> make_descent_placer();
 
 }  // namespace placeto

@@ -62,6 +62,18 @@ std::vector<PlacerInfo> built_in() {
       K::kSearch, true, classical<make_anneal_placer>);
   t.back().takes_budget = true;
   t.back().takes_start = true;
+  add("slack-anneal",
+      "anneal drawing the op to move by its criticality (slack) in the current schedule "
+      "(--budget, --time-ms)",
+      K::kSearch, true, classical<make_slack_anneal_placer>);
+  t.back().takes_budget = true;
+  t.back().takes_start = true;
+  add("descent",
+      "steepest descent over single-op moves from 'best' to a local optimum (--budget, "
+      "--time-ms)",
+      K::kSearch, false, classical<make_descent_placer>);
+  t.back().takes_budget = true;
+  t.back().takes_start = true;
   return t;
 }
 

@@ -37,7 +37,8 @@ TEST(PlacerOptimum, TwoHeavyChainsAreSplit) {
   ASSERT_DOUBLE_EQ(simulate(g, c, split), optimum);
   // (expert is not expected to: the topological order interleaves the chains, and a pipeline
   // split of an interleaved order puts both chains on both devices.)
-  for (const std::string method : {"heft", "m-etf", "m-sct", "metis", "anneal"})
+  for (const std::string method :
+       {"heft", "m-etf", "m-sct", "metis", "anneal", "slack-anneal", "descent"})
     EXPECT_DOUBLE_EQ(placed_runtime(method, g, c), optimum) << method;
   EXPECT_DOUBLE_EQ(placed_runtime("single", g, c), 2 * optimum);
 }
@@ -114,7 +115,8 @@ TEST(Anneal, NeverWorseThanTheBestFastPlacer) {
   double best_fast = 1e300;
   for (const std::string& m : fast_placer_names())
     best_fast = std::min(best_fast, placed_runtime(m, g, c));
-  EXPECT_LE(placed_runtime("anneal", g, c), best_fast);
+  for (const char* search : {"anneal", "slack-anneal", "descent"})
+    EXPECT_LE(placed_runtime(search, g, c), best_fast) << search;
 }
 
 TEST(Anneal, PolishesAGivenInitialPlacement) {
@@ -175,6 +177,71 @@ TEST(RepairMemory, ReportsFailureWhenNothingCanFit) {
   Placement p(2, g.num_nodes(), 0);
   EXPECT_FALSE(repair_memory(g, c, &p));
   for (int32_t d : p.device) EXPECT_TRUE(d == 0 || d == 1);
+}
+
+// Steepest descent stops at a local optimum: no single-op move of its result lowers the
+// runtime, and it is never worse than the best fast placer it starts from.
+TEST(Descent, EndsAtALocalOptimumNoWorseThanItsStart) {
+  testing::RandomDagOptions ro;
+  ro.num_ops = 40;
+  ro.width = 6;
+  const Graph g = testing::random_layered_dag(ro, 5);
+  const Cluster c = default_cluster(3);
+  PlacerStats stats;
+  PlacerOptions o;
+  o.stats = &stats;
+  const Placement p = make_placer("descent")->place(g, c, o);
+  const double found = simulate(g, c, p);
+  EXPECT_LE(found, simulate(g, c, best_fast_placement(g, c, PlacerOptions{})));
+  EXPECT_GT(stats.simulations, 0);
+  EXPECT_LT(stats.simulations, stats.budget);  // stopped at the optimum, not the budget
+  for (NodeId v = 0; v < g.num_nodes(); ++v)
+    for (int32_t d = 0; d < 3; ++d) {
+      Placement q = p;
+      q.device[v] = d;
+      EXPECT_GE(simulate(g, c, q), found) << "op " << v << " to device " << d;
+    }
+  // Deterministic: the seed does not matter.
+  PlacerOptions other;
+  other.seed = 99;
+  EXPECT_EQ(make_placer("descent")->place(g, c, other), p);
+}
+
+// A budget bounds the simulations; a time sizes the budget as anneal's does.
+TEST(Descent, BudgetAndTimeBoundTheSearch) {
+  testing::RandomDagOptions ro;
+  ro.num_ops = 60;
+  const Graph g = testing::random_layered_dag(ro, 8);
+  const Cluster c = default_cluster(4);
+  PlacerStats stats;
+  PlacerOptions o;
+  o.budget = 50;
+  o.stats = &stats;
+  const Placement p = make_placer("descent")->place(g, c, o);
+  EXPECT_EQ(stats.simulations, 50);
+  EXPECT_LE(simulate(g, c, p), simulate(g, c, best_fast_placement(g, c, PlacerOptions{})));
+  PlacerOptions t;
+  t.time_ms = 20;
+  t.stats = &stats;
+  make_placer("descent")->place(g, c, t);
+  EXPECT_GT(stats.budget, 0);
+  EXPECT_LE(stats.simulations, stats.budget);
+}
+
+// slack-anneal draws its ops from the schedule, reproducibly (its guarantee against the fast
+// placers is checked with anneal's above).
+TEST(SlackAnneal, IsReproducibleAndDiffersFromAnneal) {
+  testing::RandomDagOptions ro;
+  ro.num_ops = 120;
+  ro.width = 10;
+  const Graph g = testing::random_layered_dag(ro, 21);
+  const Cluster c = default_cluster(4);
+  PlacerOptions o;
+  o.budget = 300;
+  EXPECT_EQ(make_placer("slack-anneal")->place(g, c, o),
+            make_placer("slack-anneal")->place(g, c, o));
+  EXPECT_FALSE(make_placer("slack-anneal")->place(g, c, o) ==
+               make_placer("anneal")->place(g, c, o));
 }
 
 TEST(LowerBound, IsTheLargerOfAverageWorkAndCriticalPath) {
