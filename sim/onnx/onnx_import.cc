@@ -63,6 +63,7 @@ class Importer {
     check_model(model);
     fix_dynamic_dims(model);
     spell_out_kernel_shapes(model);
+    check_window_attributes(model);
     infer_shapes(model);
     const onnx::GraphProto& g = model.graph();
     collect_tensors(g);
@@ -159,6 +160,32 @@ class Importer {
       a->set_name("kernel_shape");
       a->set_type(onnx::AttributeProto::INTS);
       for (size_t i = 2; i < w->second.size(); ++i) a->add_ints(w->second[i]);
+    }
+  }
+
+  // Debian's ONNX 1.12 divides by the strides and dilations of convolutions and pools in its
+  // shape inference: a 0 there is a division by zero (SIGFPE, found by fuzzing;
+  // tests/fuzz/regressions/fuzz_onnx/conv_zero_stride.onnx).  They, and kernel sizes, must be
+  // >= 1 and pads >= 0, as the operators' specification says.
+  void check_window_attributes(const onnx::ModelProto& model) const {
+    static const std::set<std::string> kWindowOps = {
+        "Conv",        "ConvInteger", "ConvTranspose", "QLinearConv", "MaxPool",
+        "AveragePool", "LpPool",      "MaxUnpool",     "MaxRoiPool",  "DeformConv"};
+    const onnx::GraphProto& g = model.graph();
+    for (int i = 0; i < g.node_size(); ++i) {
+      const onnx::NodeProto& node = g.node(i);
+      if (kWindowOps.count(node.op_type()) == 0) continue;
+      for (const auto& a : node.attribute()) {
+        const bool positive =
+            a.name() == "strides" || a.name() == "dilations" || a.name() == "kernel_shape";
+        if (!positive && a.name() != "pads") continue;
+        for (int64_t v : a.ints())
+          if (v < (positive ? 1 : 0))
+            fail("graph.node[" + std::to_string(i) + "] " + quoted_name(node.name()) + " (" +
+                     node.op_type() + ")",
+                 "attribute " + a.name() + " has the value " + std::to_string(v) + "; it must be " +
+                     (positive ? ">= 1" : ">= 0"));
+      }
     }
   }
 

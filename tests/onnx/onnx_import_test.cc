@@ -346,6 +346,16 @@ TEST(OnnxImportTest, BadFilesAreInputErrorsNamingTheFile) {
   dangling.input("x", {1});
   dangling.node("Add", {"x", "nowhere"}, {"y"}, "add");
   ExpectInputError(dangling.bytes(), "nowhere");
+  // A zero stride made ONNX 1.12's shape inference divide by zero (fuzzing).
+  ModelBuilder zero_stride;
+  zero_stride.input("x", {1, 4, 8, 8});
+  auto* pool = zero_stride.node("MaxPool", {"x"}, {"y"}, "pool");
+  ModelBuilder::ints(pool, "kernel_shape", {2, 2});
+  ModelBuilder::ints(pool, "strides", {0, 2});
+  ExpectInputError(zero_stride.bytes(), "attribute strides has the value 0");
+  ModelBuilder negative_pad = ConvRelu(false);
+  ModelBuilder::ints(negative_pad.model().mutable_graph()->mutable_node(0), "dilations", {1, -1});
+  ExpectInputError(negative_pad.bytes(), "dilations");
 }
 
 }  // namespace
