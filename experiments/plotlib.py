@@ -128,3 +128,27 @@ def markdown_table(header, rows):
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
     return "\n".join(lines) + "\n"
+
+
+def anytime_grid(rows, columns, series, png, ylabel="runtime / best classical"):
+    """One panel per (row, column) -- families by device counts -- of runtime ratio against
+    placement time on a log axis, with the 1.0 line.  series(row, column) returns a list of
+    (label, xs, ys, matplotlib keyword arguments); the legend goes on the top-right panel."""
+    plt = pyplot()
+    fig, axes = plt.subplots(len(rows), len(columns), figsize=(4 * len(columns), 3.2 * len(rows)),
+                             squeeze=False)
+    for i, r in enumerate(rows):
+        for j, c in enumerate(columns):
+            ax = axes[i][j]
+            for label, xs, ys, style in series(r, c):
+                ax.plot(xs, ys, label=label, **style)
+            ax.set_xscale("log")
+            ax.axhline(1.0, color="grey", linewidth=0.6)
+            ax.set_title("%s, %s devices" % (r, c))
+            if i == len(rows) - 1:
+                ax.set_xlabel("place ms (mean)")
+            if j == 0:
+                ax.set_ylabel(ylabel)
+    axes[0][-1].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(png, dpi=100)

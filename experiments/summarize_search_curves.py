@@ -86,26 +86,15 @@ def main():
     with open(a.md, "w") as f:
         f.write("\n".join(md))
 
-    plt = plotlib.pyplot()
-    fig, axes = plt.subplots(len(families), len(devices), figsize=(4 * len(devices), 3.2 * len(families)),
-                             squeeze=False)
-    for i, fam in enumerate(families):
-        for j, d in enumerate(devices):
-            ax = axes[i][j]
-            for mm in METHODS:
-                xs = [sum(ms[(fam, d, t, mm)]) / len(ms[(fam, d, t, mm)]) for t in times]
-                ys = [plotlib.geomean(ratio[(fam, d, t, mm)]) for t in times]
-                ax.plot(xs, ys, marker="o", label=mm)
-            ax.set_xscale("log")
-            ax.axhline(1.0, color="grey", linewidth=0.6)
-            ax.set_title("%s, %d devices" % (fam, d))
-            if i == len(families) - 1:
-                ax.set_xlabel("place ms (mean)")
-            if j == 0:
-                ax.set_ylabel("runtime / best classical")
-    axes[0][-1].legend()
-    fig.tight_layout()
-    fig.savefig(a.png, dpi=100)
+    def series(fam, d):
+        out = []
+        for mm in METHODS:
+            xs = [sum(ms[(fam, d, t, mm)]) / len(ms[(fam, d, t, mm)]) for t in times]
+            ys = [plotlib.geomean(ratio[(fam, d, t, mm)]) for t in times]
+            out.append((mm, xs, ys, {"marker": "o"}))
+        return out
+
+    plotlib.anytime_grid(families, devices, series, a.png)
 
 
 if __name__ == "__main__":

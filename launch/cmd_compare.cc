@@ -18,25 +18,33 @@ namespace placeto {
 namespace {
 
 struct CompareArgs {
-  std::string graphs, methods, out;
+  std::string graphs, methods, out, checkpoint;
   PlacerCliArgs placer;
 };
 
-// Empty -> every classical method.
-std::vector<std::string> parse_methods(const std::string& list) {
+// Empty -> every classical method.  Learned methods need --checkpoint, which every method
+// that needs or accepts one gets.
+std::vector<std::string> parse_methods(const std::string& list, const std::string& checkpoint) {
   if (list.empty()) return placer_names();
   const std::string what = "--methods '" + list + "'";
   std::vector<std::string> out = parse_placer_list(list, what);
-  for (const std::string& m : out)
-    if (placer_info(m).needs_checkpoint)
-      throw InputError(what + ": '" + m + "' needs a checkpoint: use placeto eval --checkpoint");
+  bool used = false;
+  for (const std::string& m : out) {
+    const PlacerInfo& info = placer_info(m);
+    if (info.needs_checkpoint && checkpoint.empty())
+      throw InputError(what + ": '" + m + "' needs a checkpoint (--checkpoint)");
+    used = used || info.needs_checkpoint || info.accepts_checkpoint;
+  }
+  if (!checkpoint.empty() && !used)
+    throw InputError("--checkpoint " + checkpoint + ": none of " + what +
+                     " is a learned method that takes one");
   return out;
 }
 
 void run_compare(const CompareArgs& a) {
-  check_output_path(a.out, {a.placer.cluster});
+  check_output_path(a.out, {a.placer.cluster, a.checkpoint});
   std::vector<MethodSpec> specs;
-  for (const std::string& m : parse_methods(a.methods)) specs.push_back({m, m});
+  for (const std::string& m : parse_methods(a.methods, a.checkpoint)) specs.push_back({m, m});
   specs.push_back({"best-classical", "best"});
   validate_specs(specs);
   const std::vector<NamedGraph> graphs = load_graph_split(a.graphs, "all");
@@ -44,6 +52,7 @@ void run_compare(const CompareArgs& a) {
   ProgressLine progress("compare", static_cast<int64_t>(graphs.size() * specs.size()), "runs");
   ProtocolOptions po;
   po.placer = a.placer.options;
+  po.placer.checkpoint = a.checkpoint;
   po.on_row = [&](int64_t done, int64_t, const std::string& graph) {
     progress.update(done, graph);
   };
@@ -69,6 +78,9 @@ void register_compare_command(CLI::App& app) {
       "--methods", args->methods,
       "Comma-separated methods (default: every classical one, anneal included):\n" + placer_help());
   cmd->add_option("--out", args->out, "CSV report to write")->required();
+  cmd->add_option("--checkpoint", args->checkpoint,
+                  "Checkpoint for the learned methods in --methods (policy, policy-search, "
+                  "auto)");
   add_placer_cli_options(cmd, &args->placer);
   cmd->callback([args] { run_compare(*args); });
 }

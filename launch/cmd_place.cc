@@ -72,7 +72,7 @@ void run_place(PlaceArgs a) {
   const PlacerInfo& info = placer_info(a.method);  // first, so a typo fails before any work
   if (info.needs_checkpoint && a.checkpoint.empty())
     throw InputError("--method " + a.method + " needs --checkpoint");
-  if (!info.needs_checkpoint && !a.checkpoint.empty())
+  if (!info.needs_checkpoint && !info.accepts_checkpoint && !a.checkpoint.empty())
     throw InputError("--checkpoint is only used by learned methods (--method " + a.method +
                      " takes none)");
   if (!a.initial.empty() && !info.takes_start)

@@ -14,6 +14,7 @@
 #include "common/progress.h"
 #include "launch/commands.h"
 #include "learner/policy_io.h"
+#include "learner/search_training.h"
 #include "learner/training_run.h"
 #include "sim/graph_io.h"
 #include "sim/graph_set.h"
@@ -133,7 +134,8 @@ void register_learning_commands(CLI::App& app) {
     torch::set_num_threads(1);
     read_run_environment(opts.get());
     std::unique_ptr<Communicator> comm = make_single_rank_communicator();
-    int rc = run_training(*opts, *comm);
+    int rc = is_search_training_config(opts->config_path) ? run_search_training(*opts, *comm)
+                                                          : run_training(*opts, *comm);
     if (rc != kExitDone) throw CLI::RuntimeError(rc);
   });
 

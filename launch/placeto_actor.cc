@@ -14,6 +14,7 @@
 
 #include "common/comm/factory.h"
 #include "common/error.h"
+#include "learner/search_training.h"
 #include "learner/train_config.h"
 #include "learner/training_run.h"
 #include "placeto/config.h"
@@ -49,16 +50,20 @@ int main(int argc, char** argv) {
     sigemptyset(&sa.sa_mask);
     sigaction(SIGTERM, &sa, nullptr);
     sigaction(SIGUSR1, &sa, nullptr);
-    placeto::TrainConfig cfg = placeto::load_train_config(opts.config_path, opts.overrides);
+    // A learned-search config (top-level key search_policy) trains the move scorer.
+    const bool search = placeto::is_search_training_config(opts.config_path);
     placeto::CommOptions co;
-    co.backend = placeto::enum_name(cfg.comm, placeto::kCommBackendNames);
     co.deterministic = true;
-    co.timeout_s = cfg.collective_timeout_s;
+    if (!search) {
+      placeto::TrainConfig cfg = placeto::load_train_config(opts.config_path, opts.overrides);
+      co.backend = placeto::enum_name(cfg.comm, placeto::kCommBackendNames);
+      co.timeout_s = cfg.collective_timeout_s;
+    }
     auto comm = placeto::make_communicator(co, mpi);
     int rc;
     try {
       placeto::read_run_environment(&opts);
-      rc = placeto::run_training(opts, *comm);
+      rc = search ? placeto::run_search_training(opts, *comm) : placeto::run_training(opts, *comm);
     } catch (const placeto::Error& e) {
       std::cerr << "placeto_actor: rank " << comm->rank() << ": error: " << e.what() << std::endl;
       if (comm->size() > 1) comm->abort(2, e.what());

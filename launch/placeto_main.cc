@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "common/logging.h"
+#include "improve/search_placers.h"
 #include "launch/commands.h"
 #include "placeto/config.h"
 
@@ -21,6 +22,7 @@ int main(int argc, char** argv) {
          "placeto train takes log_level from its config)")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
   placeto::register_learned_placers();  // before the commands: their --help lists them
+  placeto::register_learned_search_placers();
   placeto::register_sim_command(app);
   placeto::register_ckpt_info_command(app);
   placeto::register_place_command(app);

@@ -4,6 +4,7 @@
 // checkpointable.  No torch.  Not thread-safe.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 

@@ -4,6 +4,7 @@
 
 #include "common/checkpoint/checkpoint_store.h"
 #include "common/error.h"
+#include "improve/search_placers.h"
 #include "learner/checkpointing.h"
 #include "learner/param_vector.h"
 #include "learner/trainer.h"
@@ -78,7 +79,10 @@ void register_policy_placers() {
   policy.stochastic = true;
   policy.takes_samples = true;
   policy.needs_checkpoint = true;
-  policy.make = [](const PlacerOptions& o) {
+  policy.make = [](const PlacerOptions& o) -> std::unique_ptr<Placer> {
+    // A learned-search checkpoint (improve/): the greedy learned improvement.
+    if (is_learned_search_checkpoint(o.checkpoint))
+      return make_learned_improvement_placer(o.checkpoint);
     return make_policy_placer(setup_from_checkpoint(o.checkpoint));
   };
   register_placer(policy);

@@ -17,7 +17,7 @@ constexpr const char* kLowerBoundRow = "lower-bound";
 
 // The options a method is built and run with: the protocol's, less what it does not take.
 PlacerOptions options_for(const PlacerInfo& info, PlacerOptions o) {
-  if (!info.needs_checkpoint) o.checkpoint.clear();
+  if (!info.needs_checkpoint && !info.accepts_checkpoint) o.checkpoint.clear();
   if (!info.takes_start) o.initial.reset();
   if (!info.takes_budget) o.budget = 0, o.time_ms = 0;
   return o;

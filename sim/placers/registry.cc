@@ -120,7 +120,8 @@ std::vector<std::string> placer_names_of(PlacerKind kind) {
 std::vector<std::string> placer_names() {
   std::vector<std::string> out;
   for (const PlacerInfo& i : table())
-    if ((i.kind == PlacerKind::kFast || i.kind == PlacerKind::kSearch) && !i.needs_checkpoint)
+    if ((i.kind == PlacerKind::kFast || i.kind == PlacerKind::kSearch) && !i.needs_checkpoint &&
+        !i.accepts_checkpoint)
       out.push_back(i.name);
   return out;
 }
@@ -172,7 +173,7 @@ void validate_options(const PlacerInfo& info, const PlacerOptions& o, const std:
     throw InputError(prefix + "method '" + info.name + "' does not take a start placement");
   if (info.needs_checkpoint && o.checkpoint.empty())
     throw InputError(prefix + "method '" + info.name + "' needs a checkpoint");
-  if (!info.needs_checkpoint && !o.checkpoint.empty())
+  if (!info.needs_checkpoint && !info.accepts_checkpoint && !o.checkpoint.empty())
     throw InputError(prefix + "method '" + info.name + "' does not take a checkpoint");
   if (o.time_ms < 0) throw InputError(prefix + "time_ms must be >= 0");
   if (o.time_ms > 0 && o.budget > 0)

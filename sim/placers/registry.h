@@ -28,11 +28,12 @@ struct PlacerInfo {
   std::string name;
   std::string summary;  // one line, for --help and docs
   PlacerKind kind = PlacerKind::kFast;
-  bool stochastic = false;        // the result depends on options.seed
-  bool takes_budget = false;      // options.budget and options.time_ms
-  bool takes_start = false;       // options.initial
-  bool takes_samples = false;     // options.samples
-  bool needs_checkpoint = false;  // options.checkpoint
+  bool stochastic = false;          // the result depends on options.seed
+  bool takes_budget = false;        // options.budget and options.time_ms
+  bool takes_start = false;         // options.initial
+  bool takes_samples = false;       // options.samples
+  bool needs_checkpoint = false;    // options.checkpoint
+  bool accepts_checkpoint = false;  // options.checkpoint optional (needs_checkpoint implies it)
   // Builds the placer.  Learned placers load their checkpoint here (once, not per graph).
   std::function<std::unique_ptr<Placer>(const PlacerOptions&)> make;
 };
@@ -49,8 +50,8 @@ const PlacerInfo* find_placer(const std::string& name);
 // Throws InputError for an unknown name, with "did you mean" and the list of names.
 const PlacerInfo& placer_info(const std::string& name);
 
-// The classical methods (kinds fast and search, "best" and whatever needs a checkpoint left
-// out), fast placers first: the methods `placeto compare` runs by default.
+// The classical methods (kinds fast and search, "best" and whatever needs or accepts a
+// checkpoint left out), fast placers first: the methods `placeto compare` runs by default.
 std::vector<std::string> placer_names();
 // The fast placers: "best classical" in every report is the best of these.
 std::vector<std::string> fast_placer_names();

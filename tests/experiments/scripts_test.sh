@@ -142,5 +142,37 @@ rc=$?
 if ((rc == 3)) && ! grep -q "not reached" "$tmp/out"; then ok "pool: a failing job fails the driver (exit 3)"; else
   bad "pool: a failing job gave exit $rc:"; cat "$tmp/out"; fi
 
+# --- summarize_learned_search.py: one family at 2 devices, two graphs.  At 100 ms descent
+# (runtime 80) beats anneal (100), policy-search reaches 72: 72 / 80 = 0.900; at 25 ms 76 / 80
+# = 0.950; the greedy policy 0.9 of the best fast placer in 5 and 7 ms: the cell passes.
+ls_dir=$tmp/ls
+mkdir -p "$ls_dir/greedy"
+csv_rows() {  # method runtime ratio ms, for graphs g0 and g1
+  for g in g0 g1; do echo "$g,$1,$2,$4,$3"; done
+}
+for t in 25 100; do
+  read -r a ra d rd p rp <<< "100 1.0 80 0.80 72 0.72"
+  [[ $t == 25 ]] && read -r a ra d rd p rp <<< "110 1.1 90 0.90 76 0.76"
+  {
+    echo "graph,method,runtime_us,place_ms,ratio_to_best_classical"
+    csv_rows anneal $a $ra $t
+    csv_rows slack-anneal $a $ra $t
+    csv_rows descent $d $rd $t
+    csv_rows policy-search $p $rp $t
+    csv_rows best-classical 100 1.0 1
+  } > "$ls_dir/ptb-d2-t$t-s1-m1.csv"
+done
+{
+  echo "graph,method,runtime_us,place_ms,ratio_to_best_classical"
+  echo "g0,policy,90,5,0.9"
+  echo "g1,policy,90,7,0.9"
+} > "$ls_dir/greedy/ptb-d2-m1-r1.csv"
+run learned_search "$py" "$exp/summarize_learned_search.py" "$ls_dir" --md "$tmp/ls.md" --png "$tmp/ls.png"
+has "learned_search: the bar row" "$tmp/ls.md" "| ptb | 2 | descent | 0.900 | 0.950 | 0.900, 6 ms (max 7) | yes |"
+has "learned_search: 1 of 1 cells" "$tmp/ls.md" "1 of 1 cells pass."
+png "learned_search PNG" "$tmp/ls.png"
+expect_fail "learned_search: no CSV files" "no CSV files" \
+  "$py" "$exp/summarize_learned_search.py" "$tmp/empty_nothing" --md "$tmp/x.md" --png "$tmp/x.png"
+
 echo "$passed passed, $failed failed"
 ((failed == 0))

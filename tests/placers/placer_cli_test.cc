@@ -194,6 +194,47 @@ TEST_F(PlacerCli, BadInputsFailWithAClearMessage) {
   EXPECT_EQ(r.rc, 2);
   EXPECT_NE(r.err.find("listed twice"), std::string::npos) << r.err;
   EXPECT_FALSE(file_exists(dir_ + "/r.csv"));
+  // Learned methods in compare need --checkpoint, and --checkpoint needs a learned method.
+  r = run("compare --graphs " + dir_ + "/graphs --devices 2 --methods heft,policy-search --out " +
+          dir_ + "/r.csv");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("'policy-search' needs a checkpoint (--checkpoint)"), std::string::npos)
+      << r.err;
+  r = run("compare --graphs " + dir_ + "/graphs --devices 2 --methods heft --checkpoint " +
+          std::string(PLACETO_SOURCE_DIR) + "/models/ptb.h5 --out " + dir_ + "/r.csv");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("none of --methods 'heft' is a learned method"), std::string::npos) << r.err;
+  EXPECT_FALSE(file_exists(dir_ + "/r.csv"));
+}
+
+// The shipped models through the CLI: compare runs the learned search beside the classical
+// searches, and auto is never worse than the best fast placer on any graph.
+TEST_F(PlacerCli, CompareRunsTheShippedLearnedSearch) {
+  write_family();
+  const std::string model = std::string(PLACETO_SOURCE_DIR) + "/models/ptb.h5";
+  const Result r = run("compare --graphs " + dir_ +
+                       "/graphs --devices 3 --methods descent,policy-search,policy,auto "
+                       "--checkpoint " +
+                       model + " --budget 300 --out " + dir_ + "/r.csv");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  std::istringstream csv(read_file(dir_ + "/r.csv"));
+  std::string line;
+  std::getline(csv,
+               line);  // header: graph,method,devices,runtime_us,...,ratio_to_best_classical,...
+  std::map<std::string, int> rows;
+  while (std::getline(csv, line)) {
+    std::vector<std::string> f;
+    std::stringstream ls(line);
+    for (std::string x; std::getline(ls, x, ',');) f.push_back(x);
+    ASSERT_GE(f.size(), 10u) << line;
+    ++rows[f[1]];
+    if (f[1] == "auto" || f[1] == "policy-search" || f[1] == "policy") {
+      EXPECT_LE(std::stod(f[9]), 1.0 + 1e-12) << line;  // never worse than best classical
+    }
+  }
+  EXPECT_EQ(rows["policy-search"], 6);
+  EXPECT_EQ(rows["policy"], 6);
+  EXPECT_EQ(rows["auto"], 6);
 }
 
 }  // namespace

@@ -2,11 +2,16 @@
 // the same placement, capacities are respected whenever a feasible placement exists, and the
 // reported evaluation is the simulator's and never beats the lower bound.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <functional>
 #include <map>
 
+#include "common/checkpoint/checkpoint_file.h"
 #include "common/error.h"
+#include "improve/search_placers.h"
+#include "improve/what_if.h"
 #include "sim/placers/evaluation.h"
 #include "sim/placers/registry.h"
 #include "sim/simulator.h"
@@ -76,12 +81,39 @@ const std::map<std::string, std::function<Case()>>& cases() {
 
 using Param = std::tuple<std::string, std::string>;  // placer, case
 
+// The learned search's placers run on a scorer with random weights: the contract does not
+// depend on what the network learned.
+const std::string& learned_search_checkpoint() {
+  // ctest runs every test case as its own process, in parallel: one file per process,
+  // removed when the process ends.
+  struct File {
+    std::string path;
+    ~File() {
+      std::remove(path.c_str());
+      std::remove((path + ".sha256").c_str());
+    }
+  };
+  static const File file = [] {
+    register_learned_search_placers();
+    MoveScorer s(ScorerShape{WhatIf::kNumFeatures, 8, 4});
+    s.init(5);
+    CheckpointData d;
+    s.to_checkpoint(&d);
+    File f{::testing::TempDir() + "/conformance_scorer_" + std::to_string(::getpid()) + ".h5"};
+    write_checkpoint_file(f.path, d);
+    return f;
+  }();
+  return file.path;
+}
+
 class PlacerConformance : public ::testing::TestWithParam<Param> {
  protected:
   PlacerOptions options(int64_t seed) const {
     PlacerOptions o;
     o.seed = seed;
     o.budget = 300;  // anneal: keep the suite to seconds
+    const std::string& method = std::get<0>(GetParam());
+    if (method == "policy-search" || method == "auto") o.checkpoint = learned_search_checkpoint();
     return o;
   }
 };
@@ -89,7 +121,7 @@ class PlacerConformance : public ::testing::TestWithParam<Param> {
 TEST_P(PlacerConformance, PlacesEveryOpOnAValidDeviceAndReportsTheSimulatorsNumbers) {
   const auto& [method, case_name] = GetParam();
   const Case k = cases().at(case_name)();
-  auto placer = make_placer(method);
+  auto placer = make_placer(method, options(3));
   EXPECT_EQ(placer->name(), method);
   const PlacerRun run = run_placer(*placer, k.graph, k.cluster, options(3));
   ASSERT_EQ(run.placement.num_devices, k.cluster.num_devices());
@@ -112,15 +144,16 @@ TEST_P(PlacerConformance, PlacesEveryOpOnAValidDeviceAndReportsTheSimulatorsNumb
 TEST_P(PlacerConformance, SameSeedGivesSamePlacement) {
   const auto& [method, case_name] = GetParam();
   const Case k = cases().at(case_name)();
-  const Placement a = make_placer(method)->place(k.graph, k.cluster, options(7));
-  const Placement b = make_placer(method)->place(k.graph, k.cluster, options(7));
+  const Placement a = make_placer(method, options(7))->place(k.graph, k.cluster, options(7));
+  const Placement b = make_placer(method, options(7))->place(k.graph, k.cluster, options(7));
   EXPECT_TRUE(a == b);
 }
 
 TEST_P(PlacerConformance, RespectsCapacityWhenAFeasiblePlacementExists) {
   const auto& [method, case_name] = GetParam();
   const Case k = cases().at(case_name)();
-  const PlacerRun run = run_placer(*make_placer(method), k.graph, k.cluster, options(5));
+  const PlacerRun run =
+      run_placer(*make_placer(method, options(5)), k.graph, k.cluster, options(5));
   if (method == "single" && k.tight_memory) {
     // By construction nothing fits on one device: the placer must say so, not pretend.
     EXPECT_FALSE(run.evaluation.feasible);
@@ -138,20 +171,33 @@ std::vector<std::string> case_names() {
   return names;
 }
 
+std::string param_name(const ::testing::TestParamInfo<Param>& info) {
+  std::string s = std::get<0>(info.param) + "_" + std::get<1>(info.param);
+  for (char& ch : s)
+    if (ch == '-') ch = '_';
+  return s;
+}
+
 INSTANTIATE_TEST_SUITE_P(AllPlacers, PlacerConformance,
                          ::testing::Combine(::testing::ValuesIn(placer_names()),
                                             ::testing::ValuesIn(case_names())),
-                         [](const ::testing::TestParamInfo<Param>& info) {
-                           std::string s = std::get<0>(info.param) + "_" + std::get<1>(info.param);
-                           for (char& ch : s)
-                             if (ch == '-') ch = '_';
-                           return s;
-                         });
+                         param_name);
+
+INSTANTIATE_TEST_SUITE_P(LearnedSearch, PlacerConformance,
+                         ::testing::Combine(::testing::Values("policy-search", "auto"),
+                                            ::testing::ValuesIn(case_names())),
+                         param_name);
 
 TEST(PlacerRegistry, FastPlacersAreAllButTheSearches) {
   const auto& fast = fast_placer_names();
   const std::vector<std::string> searches = {"anneal", "slack-anneal", "descent"};
-  EXPECT_EQ(placer_names_of(PlacerKind::kSearch), searches);
+  // The learned searches (policy-search, auto) take a checkpoint: not classical.
+  std::vector<std::string> classical_searches;
+  for (const std::string& s : placer_names_of(PlacerKind::kSearch)) {
+    const PlacerInfo& info = placer_info(s);
+    if (!info.needs_checkpoint && !info.accepts_checkpoint) classical_searches.push_back(s);
+  }
+  EXPECT_EQ(classical_searches, searches);
   EXPECT_EQ(fast.size() + searches.size(), placer_names().size());
   for (const std::string& s : searches)
     EXPECT_EQ(std::find(fast.begin(), fast.end(), s), fast.end());

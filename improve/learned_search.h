@@ -1,0 +1,88 @@
+// Improving a placement one move at a time, with the moves proposed by a scorer
+// (improve/move_scorer.h) -- the learned local search of issue #20 -- and the best-move
+// teacher that the scorer imitates.
+//
+// One state is a full placement.  Its schedule gives the what-if features of every
+// (op, device) move, the scorer ranks them in one forward pass, and candidates are simulated
+// in rank order: the first one accepted becomes the new state (its simulation already is the
+// new schedule, so features are refreshed without another simulation).  The result is the best
+// placement seen, the start included, so it is never worse than the start.
+//
+//  * greedy (`placeto place --method policy` with a learned-search checkpoint): candidates in
+//    score order, only improving moves accepted; the walk stops after `greedy_tries`
+//    failures in a row, or when the budget runs out.
+//  * search (`--method policy-search`): candidates in an order sampled from the scores
+//    (Gumbel top-k on logits / sample_temperature, mixed with uniform draws, share
+//    `epsilon`), each accepted by the Metropolis rule at a temperature that falls
+//    geometrically over the budget or time.
+// The ranking is recomputed every `refresh_every` accepted moves (docs/LEARNED_SEARCH.md).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "improve/move_scorer.h"
+#include "improve/what_if.h"
+#include "sim/cluster.h"
+#include "sim/graph.h"
+
+namespace placeto {
+
+struct LearnedSearchOptions {
+  bool greedy = false;
+  // Stop after this many simulations (0: 2000 for search, 20 N for greedy) or, when time_ms > 0,
+  // after this much wall time since the call began; the temperature then falls with the time spent.
+  int64_t budget = 0;
+  double time_ms = 0;
+  int greedy_tries = 64;
+  // Accepted moves between two rankings: the features and scores are recomputed after this
+  // many (1: after every move); in between the walk continues down the previous ranking.
+  int refresh_every = 4;
+  // Candidates simulated per proposal: the best of them is the move proposed (1: each
+  // candidate is a proposal of its own).
+  int batch = 1;
+  double epsilon = 0.1;
+  // search: the candidate order is a sample of softmax(logits / sample_temperature) without
+  // replacement (lower: closer to the scorer's own order).
+  double sample_temperature = 0.25;
+  double t_start = 0.002, t_end = 2e-5;  // fractions of the start's score
+  uint64_t seed = 1;
+};
+
+struct LearnedSearchStats {
+  int64_t simulations = 0;
+  int64_t accepted = 0;
+  int64_t refreshes = 0;  // feature + scorer passes
+  double start_score = 0, best_score = 0;
+};
+
+// REQUIRES: start is a valid placement for g on c.  scorer == nullptr ranks moves at random
+// (the same search without the network: the ablation).
+Placement learned_search(const Graph& g, const Cluster& c, const Placement& start,
+                         MoveScorer* scorer, const LearnedSearchOptions& options,
+                         LearnedSearchStats* stats = nullptr);
+
+// One state labelled by the best-move teacher: the what-if rows of a sample of its moves and
+// the target distribution over them (a softmax of each move's gain relative to the best
+// gain, over the improving moves).
+struct TeacherState {
+  std::vector<float> features;  // rows x WhatIf::kNumFeatures
+  std::vector<float> target;    // rows
+  double best_gain = 0;         // relative gain of the best move
+};
+
+struct TeacherOptions {
+  int max_moves = 40;    // states recorded per trajectory
+  int keep_rows = 256;   // moves kept per state: every improving one (best first), then random
+  double sharpness = 4;  // target_i ~ exp(sharpness * gain_i / best_gain)
+};
+
+// Walks from `start`, labelling each state by simulating all of its N (D - 1) moves.  With
+// `follow` == nullptr the walk takes the best move (steepest descent); otherwise it takes the
+// move the scorer's greedy search would (the first improving one in score order: DAgger).
+// Stops at a local optimum or after max_moves states.  Returns the simulations spent.
+int64_t teacher_trajectory(const Graph& g, const Cluster& c, const Placement& start,
+                           MoveScorer* follow, const TeacherOptions& options, uint64_t seed,
+                           std::vector<TeacherState>* out);
+
+}  // namespace placeto

@@ -1,0 +1,217 @@
+#include "improve/move_scorer.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/error.h"
+#include "common/rng.h"
+
+namespace placeto {
+
+MoveScorer::MoveScorer(ScorerShape shape) : shape_(shape) {
+  PLACETO_CHECK(shape.inputs > 0 && shape.hidden1 > 0 && shape.hidden2 > 0);
+  params_.assign(b3() + 1, 0.0f);
+  mean_.assign(shape.inputs, 0.0f);
+  scale_.assign(shape.inputs, 1.0f);
+}
+
+void MoveScorer::init(uint64_t seed) {
+  Rng rng(seed);
+  auto normal = [&] {  // Box-Muller
+    const double u = 1.0 - rng.uniform01(), w = rng.uniform01();
+    return std::sqrt(-2.0 * std::log(u)) * std::cos(6.283185307179586 * w);
+  };
+  auto he = [&](size_t at, int fan_out, int fan_in) {
+    const double sd = std::sqrt(2.0 / fan_in);
+    for (size_t i = 0; i < static_cast<size_t>(fan_out) * fan_in; ++i)
+      params_[at + i] = static_cast<float>(normal() * sd);
+  };
+  std::fill(params_.begin(), params_.end(), 0.0f);
+  he(w1(), shape_.hidden1, shape_.inputs);
+  he(w2(), shape_.hidden2, shape_.hidden1);
+  he(w3(), 1, shape_.hidden2);
+}
+
+void MoveScorer::fit_standardization(const std::vector<float>& rows, size_t num_rows) {
+  const int f = shape_.inputs;
+  std::vector<double> sum(f, 0), sq(f, 0);
+  for (size_t i = 0; i < num_rows; ++i)
+    for (int k = 0; k < f; ++k) {
+      const double x = rows[i * f + k];
+      sum[k] += x;
+      sq[k] += x * x;
+    }
+  for (int k = 0; k < f; ++k) {
+    const double m = num_rows ? sum[k] / num_rows : 0;
+    const double var = num_rows ? std::max(0.0, sq[k] / num_rows - m * m) : 0;
+    mean_[k] = static_cast<float>(m);
+    scale_[k] = var > 1e-12 ? static_cast<float>(1.0 / std::sqrt(var)) : 1.0f;
+  }
+}
+
+void MoveScorer::forward(const float* x, size_t rows, float* scores) {
+  const int f = shape_.inputs, h1 = shape_.hidden1, h2 = shape_.hidden2;
+  xn_.resize(rows * f);
+  h1_.resize(rows * h1);
+  h2_.resize(rows * h2);
+  // Transposed weights (input-major), so that each layer is a sum of scaled weight rows:
+  // contiguous, vectorizable loops without reassociating a dot product.
+  w1t_.resize(static_cast<size_t>(f) * h1);
+  for (int j = 0; j < h1; ++j)
+    for (int k = 0; k < f; ++k) w1t_[static_cast<size_t>(k) * h1 + j] = params_[w1() + j * f + k];
+  w2t_.resize(static_cast<size_t>(h1) * h2);
+  for (int j = 0; j < h2; ++j)
+    for (int k = 0; k < h1; ++k) w2t_[static_cast<size_t>(k) * h2 + j] = params_[w2() + j * h1 + k];
+  const float* B1 = params_.data() + b1();
+  const float* B2 = params_.data() + b2();
+  const float* W3 = params_.data() + w3();
+  const float B3 = params_[b3()];
+  for (size_t i = 0; i < rows; ++i) {
+    float* xn = xn_.data() + i * f;
+    for (int k = 0; k < f; ++k) xn[k] = (x[i * f + k] - mean_[k]) * scale_[k];
+    float* a1 = h1_.data() + i * h1;
+    std::copy(B1, B1 + h1, a1);
+    for (int k = 0; k < f; ++k) {
+      const float xk = xn[k];
+      const float* w = w1t_.data() + static_cast<size_t>(k) * h1;
+      for (int j = 0; j < h1; ++j) a1[j] += xk * w[j];
+    }
+    for (int j = 0; j < h1; ++j) a1[j] = a1[j] > 0 ? a1[j] : 0.0f;
+    float* a2 = h2_.data() + i * h2;
+    std::copy(B2, B2 + h2, a2);
+    for (int k = 0; k < h1; ++k) {
+      const float ak = a1[k];
+      if (ak == 0) continue;
+      const float* w = w2t_.data() + static_cast<size_t>(k) * h2;
+      for (int j = 0; j < h2; ++j) a2[j] += ak * w[j];
+    }
+    float z = B3;
+    for (int j = 0; j < h2; ++j) {
+      a2[j] = a2[j] > 0 ? a2[j] : 0.0f;
+      z += W3[j] * a2[j];
+    }
+    scores[i] = z;
+  }
+}
+
+void MoveScorer::score(const float* x, size_t rows, float* scores) { forward(x, rows, scores); }
+
+double MoveScorer::listwise_loss(const float* x, size_t rows, const float* target, float* grad,
+                                 double weight) {
+  if (rows == 0) return 0;
+  const int f = shape_.inputs, h1 = shape_.hidden1, h2 = shape_.hidden2;
+  dz_.resize(rows);
+  forward(x, rows, dz_.data());
+  double zmax = -INFINITY;
+  for (size_t i = 0; i < rows; ++i) zmax = std::max(zmax, static_cast<double>(dz_[i]));
+  double total = 0;
+  for (size_t i = 0; i < rows; ++i) total += std::exp(dz_[i] - zmax);
+  const double log_total = std::log(total) + zmax;
+  double loss = 0;
+  for (size_t i = 0; i < rows; ++i) {
+    const double log_p = dz_[i] - log_total;
+    if (target[i] > 0) loss -= target[i] * log_p;
+    dz_[i] = static_cast<float>(weight * (std::exp(log_p) - target[i]));  // d loss / d score_i
+  }
+  const float* W2 = params_.data() + w2();
+  const float* W3 = params_.data() + w3();
+  float* gW1 = grad + w1();
+  float* gB1 = grad + b1();
+  float* gW2 = grad + w2();
+  float* gB2 = grad + b2();
+  float* gW3 = grad + w3();
+  float& gB3 = grad[b3()];
+  dh1_.resize(h1);
+  dh2_.resize(h2);
+  for (size_t i = 0; i < rows; ++i) {
+    const float dz = dz_[i];
+    if (dz == 0) continue;
+    const float* a1 = h1_.data() + i * h1;
+    const float* a2 = h2_.data() + i * h2;
+    const float* xn = xn_.data() + i * f;
+    gB3 += dz;
+    for (int j = 0; j < h2; ++j) {
+      gW3[j] += dz * a2[j];
+      dh2_[j] = a2[j] > 0 ? dz * W3[j] : 0.0f;
+    }
+    std::fill(dh1_.begin(), dh1_.end(), 0.0f);
+    for (int j = 0; j < h2; ++j) {
+      const float d = dh2_[j];
+      if (d == 0) continue;
+      gB2[j] += d;
+      float* gw = gW2 + static_cast<size_t>(j) * h1;
+      const float* w = W2 + static_cast<size_t>(j) * h1;
+      for (int k = 0; k < h1; ++k) {
+        gw[k] += d * a1[k];
+        dh1_[k] += d * w[k];
+      }
+    }
+    for (int j = 0; j < h1; ++j) {
+      if (a1[j] <= 0) continue;
+      const float d = dh1_[j];
+      gB1[j] += d;
+      float* gw = gW1 + static_cast<size_t>(j) * f;
+      for (int k = 0; k < f; ++k) gw[k] += d * xn[k];
+    }
+  }
+  return loss;
+}
+
+void MoveScorer::to_checkpoint(CheckpointData* data) const {
+  const int f = shape_.inputs, h1 = shape_.hidden1, h2 = shape_.hidden2;
+  auto slice = [&](size_t at, size_t n) {
+    return std::vector<float>(params_.begin() + at, params_.begin() + at + n);
+  };
+  auto& m = data->model;
+  m["scorer/w1"] = NamedArray::from_floats({h1, f}, slice(w1(), static_cast<size_t>(h1) * f));
+  m["scorer/b1"] = NamedArray::from_floats({h1}, slice(b1(), h1));
+  m["scorer/w2"] = NamedArray::from_floats({h2, h1}, slice(w2(), static_cast<size_t>(h2) * h1));
+  m["scorer/b2"] = NamedArray::from_floats({h2}, slice(b2(), h2));
+  m["scorer/w3"] = NamedArray::from_floats({1, h2}, slice(w3(), h2));
+  m["scorer/b3"] = NamedArray::from_floats({1}, slice(b3(), 1));
+  m["scorer/feature_mean"] = NamedArray::from_floats({f}, mean_);
+  m["scorer/feature_scale"] = NamedArray::from_floats({f}, scale_);
+}
+
+MoveScorer MoveScorer::from_checkpoint(const CheckpointData& data, const std::string& source) {
+  auto get = [&](const std::string& name) -> const NamedArray& {
+    auto it = data.model.find(name);
+    if (it == data.model.end())
+      throw InputError(source + ": not a learned-search checkpoint (no /model/" + name + ")");
+    return it->second;
+  };
+  const NamedArray& w1 = get("scorer/w1");
+  const NamedArray& w2 = get("scorer/w2");
+  if (w1.shape.size() != 2 || w2.shape.size() != 2 || w2.shape[1] != w1.shape[0])
+    throw InputError(source + ": /model/scorer/w1 " + shape_string(w1.shape) + " and w2 " +
+                     shape_string(w2.shape) + " do not chain");
+  ScorerShape shape;
+  shape.inputs = static_cast<int>(w1.shape[1]);
+  shape.hidden1 = static_cast<int>(w1.shape[0]);
+  shape.hidden2 = static_cast<int>(w2.shape[0]);
+  if (shape.inputs <= 0 || shape.hidden1 <= 0 || shape.hidden2 <= 0)
+    throw InputError(source + ": /model/scorer/w1 has an empty shape " + shape_string(w1.shape));
+  MoveScorer s(shape);
+  auto put = [&](const std::string& name, std::vector<int64_t> want, float* into) {
+    const NamedArray& a = get(name);
+    if (a.shape != want)
+      throw InputError(source + ": /model/" + name + " has shape " + shape_string(a.shape) +
+                       ", expected " + shape_string(want));
+    const std::vector<float> v = a.to_floats();
+    std::copy(v.begin(), v.end(), into);
+  };
+  const int f = shape.inputs, h1 = shape.hidden1, h2 = shape.hidden2;
+  put("scorer/w1", {h1, f}, s.params_.data() + s.w1());
+  put("scorer/b1", {h1}, s.params_.data() + s.b1());
+  put("scorer/w2", {h2, h1}, s.params_.data() + s.w2());
+  put("scorer/b2", {h2}, s.params_.data() + s.b2());
+  put("scorer/w3", {1, h2}, s.params_.data() + s.w3());
+  put("scorer/b3", {1}, s.params_.data() + s.b3());
+  put("scorer/feature_mean", {f}, s.mean_.data());
+  put("scorer/feature_scale", {f}, s.scale_.data());
+  for (float v : s.params_)
+    if (!std::isfinite(v)) throw InputError(source + ": /model/scorer holds a non-finite weight");
+  return s;
+}
+
+}  // namespace placeto

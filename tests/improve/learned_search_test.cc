@@ -1,0 +1,230 @@
+// The learned search and its teacher: never worse than the start, reproducible from the seed,
+// the teacher walks exactly steepest descent's path, a scorer trained on the teacher's labels
+// ranks improving moves first more often than an untrained one, and one checkpoint places
+// 2, 3, 4 and 8 devices and a heterogeneous cluster through the registry.
+#include "improve/learned_search.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "common/checkpoint/checkpoint_file.h"
+#include "common/error.h"
+#include "improve/search_placers.h"
+#include "learner/adam.h"
+#include "sim/placers/registry.h"
+#include "sim/placers/search.h"
+#include "sim/simulator.h"
+#include "tests/placers/random_dag.h"
+
+namespace placeto {
+namespace {
+
+Graph random_graph(int ops, uint64_t seed) {
+  testing::RandomDagOptions o;
+  o.num_ops = ops;
+  o.width = 8;
+  return testing::random_layered_dag(o, seed);
+}
+
+double score_of(const Graph& g, const Cluster& c, const Placement& p) {
+  Simulator sim(g, c);
+  return search_score(sim.simulate(p), c);
+}
+
+Cluster hetero_cluster() {
+  Cluster c = profile_cluster("v100", 1, 3);
+  c.devices[2].speed = 0.5;  // one slow device
+  c.derive_links();
+  return c;
+}
+
+TEST(LearnedSearch, NeverWorseThanItsStartAndReproducible) {
+  const Graph g = random_graph(80, 5);
+  const Cluster c = default_cluster(3);
+  const Placement start = best_fast_placement(g, c, PlacerOptions{});
+  const double s0 = score_of(g, c, start);
+  MoveScorer scorer(ScorerShape{WhatIf::kNumFeatures, 8, 4});
+  scorer.init(2);
+  for (bool greedy : {true, false}) {
+    for (MoveScorer* s : {static_cast<MoveScorer*>(nullptr), &scorer}) {
+      LearnedSearchOptions o;
+      o.greedy = greedy;
+      o.budget = 400;
+      o.seed = 3;
+      LearnedSearchStats st;
+      const Placement a = learned_search(g, c, start, s, o, &st);
+      const Placement b = learned_search(g, c, start, s, o, nullptr);
+      EXPECT_TRUE(a == b);
+      EXPECT_LE(score_of(g, c, a), s0);
+      EXPECT_DOUBLE_EQ(st.best_score, score_of(g, c, a));
+      EXPECT_LE(st.simulations, 400);
+      if (!greedy) {
+        EXPECT_EQ(st.simulations, 400);
+      }
+      EXPECT_GE(st.refreshes, 1);
+    }
+  }
+}
+
+TEST(LearnedSearch, TeacherWalksSteepestDescentsPath) {
+  const Graph g = random_graph(30, 7);
+  const Cluster c = default_cluster(3);
+  const Placement start = best_fast_placement(g, c, PlacerOptions{});
+  TeacherOptions to;
+  to.max_moves = 1000;
+  to.keep_rows = 16;
+  std::vector<TeacherState> states;
+  teacher_trajectory(g, c, start, nullptr, to, 1, &states);
+  PlacerStats ds;
+  PlacerOptions po;
+  po.initial = start;
+  po.stats = &ds;
+  make_placer("descent", po)->place(g, c, po);
+  const int64_t pairs = static_cast<int64_t>(g.num_nodes()) * 2;
+  ASSERT_EQ(ds.simulations % pairs, 0);
+  EXPECT_EQ(static_cast<int64_t>(states.size()), ds.simulations / pairs - 1);
+  ASSERT_FALSE(states.empty());
+  for (const TeacherState& s : states) {
+    ASSERT_LE(s.target.size(), 16u);
+    ASSERT_EQ(s.features.size(), s.target.size() * WhatIf::kNumFeatures);
+    double total = 0;
+    for (float t : s.target) total += t;
+    EXPECT_NEAR(total, 1.0, 1e-5);
+    EXPECT_GT(s.target[0], 0.0f);  // the best move is row 0 and has the most mass
+    EXPECT_EQ(std::max_element(s.target.begin(), s.target.end()) - s.target.begin(), 0);
+    EXPECT_GT(s.best_gain, 0.0);
+  }
+}
+
+// The share of states whose top-scored row is an improving move.
+double top1_improving(MoveScorer& s, std::vector<TeacherState>& states) {
+  int hits = 0;
+  std::vector<float> scores;
+  for (TeacherState& t : states) {
+    scores.resize(t.target.size());
+    s.score(t.features.data(), t.target.size(), scores.data());
+    const size_t top =
+        static_cast<size_t>(std::max_element(scores.begin(), scores.end()) - scores.begin());
+    hits += t.target[top] > 0;
+  }
+  return static_cast<double>(hits) / static_cast<double>(states.size());
+}
+
+TEST(LearnedSearch, ImitatingTheTeacherRanksImprovingMovesFirst) {
+  std::vector<TeacherState> train;
+  TeacherOptions to;
+  to.max_moves = 20;
+  to.keep_rows = 64;
+  for (int i = 0; i < 6; ++i) {
+    const Graph g = random_graph(80, 100 + i);
+    const Cluster c = default_cluster(2 + i % 3);
+    // Round-robin starts: far from any optimum, so every trajectory is long.
+    Placement start(c.num_devices(), g.num_nodes());
+    for (NodeId v = 0; v < g.num_nodes(); ++v) start.device[v] = v % c.num_devices();
+    teacher_trajectory(g, c, start, nullptr, to, i, &train);
+  }
+  ASSERT_GE(train.size(), 20u);
+  MoveScorer s(ScorerShape{WhatIf::kNumFeatures, 16, 8});
+  s.init(1);
+  std::vector<float> rows;
+  size_t n = 0;
+  for (const TeacherState& t : train) {
+    rows.insert(rows.end(), t.features.begin(), t.features.end());
+    n += t.target.size();
+  }
+  s.fit_standardization(rows, n);
+  const double before = top1_improving(s, train);
+  Adam adam(s.num_params());
+  std::vector<float> grad(s.num_params());
+  for (int epoch = 0; epoch < 60; ++epoch) {
+    std::fill(grad.begin(), grad.end(), 0.0f);
+    for (TeacherState& t : train)
+      s.listwise_loss(t.features.data(), t.target.size(), t.target.data(), grad.data());
+    for (float& g : grad) g /= static_cast<float>(train.size());
+    adam.update(s.params().data(), grad.data(), 1e-2);
+  }
+  const double after = top1_improving(s, train);
+  EXPECT_GT(after, before + 0.2) << "before " << before << ", after " << after;
+  EXPECT_GT(after, 0.6);
+}
+
+class LearnedPlacers : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    register_learned_search_placers();
+    MoveScorer s(ScorerShape{WhatIf::kNumFeatures, 8, 4});
+    s.init(4);
+    CheckpointData d;
+    d.config_yaml = "search_policy: {}\n";
+    s.to_checkpoint(&d);
+    path_ = ::testing::TempDir() + "/learned_placers_scorer_" + std::to_string(::getpid()) + ".h5";
+    write_checkpoint_file(path_, d);
+  }
+  static void TearDownTestSuite() {
+    std::remove(path_.c_str());
+    std::remove((path_ + ".sha256").c_str());
+  }
+  static std::string path_;
+};
+std::string LearnedPlacers::path_;
+
+TEST_F(LearnedPlacers, OneCheckpointPlacesAnyDeviceCountAndAHeterogeneousCluster) {
+  const Graph g = random_graph(60, 9);
+  std::vector<Cluster> clusters;
+  for (int d : {2, 3, 4, 8}) clusters.push_back(default_cluster(d));
+  clusters.push_back(hetero_cluster());
+  for (const Cluster& c : clusters) {
+    const double best = score_of(g, c, best_fast_placement(g, c, PlacerOptions{}));
+    for (const char* method : {"policy-search", "auto"}) {
+      PlacerOptions o;
+      o.checkpoint = path_;
+      o.budget = 200;
+      const Placement p = make_placer(method, o)->place(g, c, o);
+      ASSERT_EQ(p.num_devices, c.num_devices());
+      EXPECT_LE(score_of(g, c, p), best) << method << " on " << c.num_devices() << " devices";
+    }
+    PlacerOptions o;
+    const Placement p = make_learned_improvement_placer(path_)->place(g, c, o);
+    EXPECT_LE(score_of(g, c, p), best) << "greedy on " << c.num_devices() << " devices";
+  }
+}
+
+TEST_F(LearnedPlacers, AutoWithoutACheckpointRunsDescentWithinItsTime) {
+  const Graph g = random_graph(60, 10);
+  const Cluster c = default_cluster(3);
+  PlacerOptions o;
+  o.time_ms = 30;
+  const Placement p = make_placer("auto", o)->place(g, c, o);
+  EXPECT_LE(score_of(g, c, p), score_of(g, c, best_fast_placement(g, c, PlacerOptions{})));
+}
+
+TEST_F(LearnedPlacers, RefusesWhatIsNotALearnedSearchCheckpoint) {
+  PlacerOptions o;
+  o.checkpoint = ::testing::TempDir() + "/no_such_scorer_" + std::to_string(::getpid()) + ".h5";
+  EXPECT_THROW(make_placer("policy-search", o), Error);
+  EXPECT_FALSE(is_learned_search_checkpoint(o.checkpoint));
+  EXPECT_TRUE(is_learned_search_checkpoint(path_));
+  CheckpointData other;
+  other.model["policy/w"] = NamedArray::from_floats({1}, {1.0f});
+  const std::string p =
+      ::testing::TempDir() + "/not_a_scorer_" + std::to_string(::getpid()) + ".h5";
+  write_checkpoint_file(p, other);
+  o.checkpoint = p;
+  try {
+    make_placer("policy-search", o);
+    ADD_FAILURE() << "accepted a checkpoint without a scorer";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("not a learned-search checkpoint"), std::string::npos)
+        << e.what();
+  }
+  std::remove(p.c_str());
+  std::remove((p + ".sha256").c_str());
+  PlacerOptions none;
+  EXPECT_THROW(make_placer("policy-search", none), InputError);  // needs a checkpoint
+}
+
+}  // namespace
+}  // namespace placeto
