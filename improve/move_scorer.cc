@@ -97,11 +97,12 @@ void MoveScorer::forward(const float* x, size_t rows, float* scores) {
 void MoveScorer::score(const float* x, size_t rows, float* scores) { forward(x, rows, scores); }
 
 double MoveScorer::listwise_loss(const float* x, size_t rows, const float* target, float* grad,
-                                 double weight) {
+                                 double weight, float* scores) {
   if (rows == 0) return 0;
   const int f = shape_.inputs, h1 = shape_.hidden1, h2 = shape_.hidden2;
   dz_.resize(rows);
   forward(x, rows, dz_.data());
+  if (scores) std::copy(dz_.begin(), dz_.begin() + rows, scores);
   double zmax = -INFINITY;
   for (size_t i = 0; i < rows; ++i) zmax = std::max(zmax, static_cast<double>(dz_[i]));
   double total = 0;

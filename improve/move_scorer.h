@@ -46,9 +46,10 @@ class MoveScorer {
 
   // Listwise cross-entropy of one placement's moves: -sum_i target_i log softmax(scores)_i,
   // `target` a distribution over the rows.  Adds `weight` times its gradient to
-  // grad[0 .. num_params()) and returns the unweighted loss.
+  // grad[0 .. num_params()) and returns the unweighted loss.  With `scores`, also writes
+  // the scores of the forward pass it made (what score() would give), sparing a second one.
   double listwise_loss(const float* x, size_t rows, const float* target, float* grad,
-                       double weight = 1.0);
+                       double weight = 1.0, float* scores = nullptr);
 
   // Checkpoint arrays (/model/scorer/...) and back.  from_checkpoint throws InputError naming
   // `source` when the arrays are missing or have other shapes.

@@ -359,10 +359,9 @@ int run_search_training(const RunOptions& options, Communicator& comm) {
         const size_t rows = s.target.size();
         // States where the best move gains more weigh more: missing it costs more.
         const double weight = cfg.gain_weighting ? s.best_gain / mean_gain : 1.0;
-        stats[0] +=
-            scorer.listwise_loss(s.features.data(), rows, s.target.data(), grad.data(), weight);
         scores.resize(rows);
-        scorer.score(s.features.data(), rows, scores.data());
+        stats[0] += scorer.listwise_loss(s.features.data(), rows, s.target.data(), grad.data(),
+                                         weight, scores.data());
         const size_t top =
             static_cast<size_t>(std::max_element(scores.begin(), scores.end()) - scores.begin());
         const size_t best = static_cast<size_t>(std::max_element(s.target.begin(), s.target.end()) -

@@ -31,7 +31,10 @@ TEST(MoveScorer, ListwiseGradientMatchesFiniteDifferences) {
   target[2] = 0.7f;
   target[5] = 0.3f;
   std::vector<float> grad(s.num_params(), 0.0f);
-  s.listwise_loss(x.data(), rows, target.data(), grad.data());
+  std::vector<float> from_loss(rows), from_score(rows);
+  s.listwise_loss(x.data(), rows, target.data(), grad.data(), 1.0, from_loss.data());
+  s.score(x.data(), rows, from_score.data());
+  EXPECT_EQ(from_loss, from_score);  // the scores it hands back are score()'s
   std::vector<float> unused(s.num_params());
   for (size_t i = 0; i < s.num_params(); ++i) {
     const float keep = s.params()[i];
