@@ -94,6 +94,10 @@ PolicyNetImpl::PolicyNetImpl(const PolicyConfig& config) : config_(config) {
   agg_parallel = register_module("agg_parallel", torch::nn::Linear(2 * h, h));
   classifier_hidden = register_module("classifier_hidden", torch::nn::Linear(5 * h, h));
   classifier_out = register_module("classifier_out", torch::nn::Linear(h, config.num_devices));
+  if (config.value_head) {
+    value_hidden = register_module("value_hidden", torch::nn::Linear(4 * h, h));
+    value_out = register_module("value_out", torch::nn::Linear(h, 1));
+  }
 }
 
 // Internally embeddings are node-major, [N, T, H]: gathering and scattering whole rows of
@@ -147,6 +151,19 @@ torch::Tensor PolicyNetImpl::embed(const torch::Tensor& x, const GraphTensors& g
 
 torch::Tensor PolicyNetImpl::forward(const torch::Tensor& x, const torch::Tensor& current,
                                      const GraphTensors& gt) {
+  return logits_and_value(x, current, gt, nullptr);
+}
+
+std::pair<torch::Tensor, torch::Tensor> PolicyNetImpl::forward_with_value(
+    const torch::Tensor& x, const torch::Tensor& current, const GraphTensors& gt) {
+  PLACETO_CHECK(config_.value_head);
+  torch::Tensor values;
+  torch::Tensor logits = logits_and_value(x, current, gt, &values);
+  return {logits, values};
+}
+
+torch::Tensor PolicyNetImpl::logits_and_value(const torch::Tensor& x, const torch::Tensor& current,
+                                              const GraphTensors& gt, torch::Tensor* values) {
   const int64_t width = feature_width();
   if (x.dim() != 3 || x.size(2) != width)
     throw InputError("the policy was trained for " + std::to_string(config_.num_devices) +
@@ -182,6 +199,10 @@ torch::Tensor PolicyNetImpl::forward(const torch::Tensor& x, const torch::Tensor
                                 : torch::zeros({t, config_.hidden});
   torch::Tensor own = z.index({current, torch::arange(t)});  // [T, 2H]
   torch::Tensor feat = torch::cat({parts_p, parts_c, parts_par, own}, 1);
+  if (values) {
+    torch::Tensor graph = z.mean(0);  // [T, 2H]
+    *values = value_out(torch::relu(value_hidden(torch::cat({graph, own}, 1)))).squeeze(1);
+  }
   return classifier_out(torch::relu(classifier_hidden(feat)));
 }
 

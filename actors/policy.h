@@ -33,6 +33,9 @@ struct PolicyConfig {
   int rounds = 8;                    // rounds of the radial variant
   bool parallel_aggregation = true;  // pool over "parallel" nodes
   int parallel_k = 0;                // 0: all parallel nodes, else the k closest
+  // A value head (PPO): V(s) from the mean of the node embeddings and the current node's
+  // own, through its own hidden layer.  Its parameters exist only when set.
+  bool value_head = false;
   FeatureConfig features;
 };
 
@@ -59,6 +62,10 @@ class PolicyNetImpl : public torch::nn::Module {
   // Returns logits [T, D].  Throws InputError when F does not match the model's D.
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& current,
                         const GraphTensors& gt);
+  // Logits [T, D] and values [T] from one pass.  REQUIRES: config().value_head.
+  std::pair<torch::Tensor, torch::Tensor> forward_with_value(const torch::Tensor& x,
+                                                             const torch::Tensor& current,
+                                                             const GraphTensors& gt);
 
   // Node embeddings after message passing: [T, N, 2H] (forward direction first).
   torch::Tensor embed(const torch::Tensor& x, const GraphTensors& gt);
@@ -72,6 +79,10 @@ class PolicyNetImpl : public torch::nn::Module {
   torch::Tensor propagate(const torch::Tensor& h0, const torch::Tensor& src,
                           const torch::Tensor& dst, torch::nn::Linear& f, torch::nn::Linear& g);
   torch::Tensor embed_node_major(const torch::Tensor& x, const GraphTensors& gt);
+  // Logits, and the values when `values` is given (the value head's input is built from the
+  // same embedding).
+  torch::Tensor logits_and_value(const torch::Tensor& x, const torch::Tensor& current,
+                                 const GraphTensors& gt, torch::Tensor* values);
   torch::Tensor sweep(const torch::Tensor& h0, const std::vector<GraphTensors::Level>& levels,
                       torch::nn::Linear& f, torch::nn::Linear& g);
 
@@ -80,6 +91,7 @@ class PolicyNetImpl : public torch::nn::Module {
   torch::nn::Linear f_fwd{nullptr}, g_fwd{nullptr}, f_bwd{nullptr}, g_bwd{nullptr};
   torch::nn::Linear agg_parents{nullptr}, agg_children{nullptr}, agg_parallel{nullptr};
   torch::nn::Linear classifier_hidden{nullptr}, classifier_out{nullptr};
+  torch::nn::Linear value_hidden{nullptr}, value_out{nullptr};
 };
 TORCH_MODULE(PolicyNet);
 

@@ -45,7 +45,10 @@ struct LearnedSearchOptions {
   // search: the candidate order is a sample of softmax(logits / sample_temperature) without
   // replacement (lower: closer to the scorer's own order).
   double sample_temperature = 0.25;
-  double t_start = 0.002, t_end = 2e-5;  // fractions of the start's score
+  // Metropolis temperatures as fractions of the start's score; the first is divided by the
+  // device count (0.01 at 2 devices, 0.005 at 4): with fewer devices an op has fewer
+  // alternatives, and the walk needs more heat to leave a basin (docs/LEARNED_SEARCH.md).
+  double t_start_times_devices = 0.02, t_end = 2e-5;
   uint64_t seed = 1;
 };
 
@@ -84,5 +87,33 @@ struct TeacherOptions {
 int64_t teacher_trajectory(const Graph& g, const Cluster& c, const Placement& start,
                            MoveScorer* follow, const TeacherOptions& options, uint64_t seed,
                            std::vector<TeacherState>* out);
+
+// Fine-tuning the scorer by reinforcement learning with the incumbent reward (after the
+// imitation; issue #20).  From `start`, `episodes` episodes of `steps` proposals each: a
+// proposal is a move drawn from softmax(logits / temperature) over every move of the current
+// state (the search's proposal distribution without its uniform share); it is kept when it
+// improves the state and undone otherwise (the greedy walk's rule), so the state is always
+// the best placement seen and each step's reward is the incumbent reward
+// max(0, best_{t-1} - R_t) / R_0.  The returns are undiscounted; the baseline at step t is the
+// mean return of the other episodes at t (leave-one-out: same start, same policy).
+struct ReinforceOptions {
+  int episodes = 8;  // >= 2
+  int steps = 32;
+  double temperature = 0.25;
+};
+
+struct ReinforceStats {
+  double start_score = 0;
+  double mean_final_score = 0;   // mean over episodes of the best score reached
+  double improved_fraction = 0;  // proposals that improved
+  int64_t simulations = 0;
+  int64_t proposals = 0;
+};
+
+// Adds d(loss)/d(params) of the episodes, loss = -sum_e,t A_e,t log pi(a_e,t | s_e,t) /
+// (episodes x steps), to grad[0 .. scorer.num_params()).  Deterministic in `seed`.
+ReinforceStats reinforce_moves(const Graph& g, const Cluster& c, const Placement& start,
+                               MoveScorer& scorer, const ReinforceOptions& options, uint64_t seed,
+                               float* grad);
 
 }  // namespace placeto

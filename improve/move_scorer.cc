@@ -97,22 +97,25 @@ void MoveScorer::forward(const float* x, size_t rows, float* scores) {
 void MoveScorer::score(const float* x, size_t rows, float* scores) { forward(x, rows, scores); }
 
 double MoveScorer::listwise_loss(const float* x, size_t rows, const float* target, float* grad,
-                                 double weight, float* scores) {
+                                 double weight, float* scores, double temperature) {
   if (rows == 0) return 0;
   const int f = shape_.inputs, h1 = shape_.hidden1, h2 = shape_.hidden2;
   dz_.resize(rows);
   forward(x, rows, dz_.data());
   if (scores) std::copy(dz_.begin(), dz_.begin() + rows, scores);
+  PLACETO_CHECK(temperature > 0);
+  const double inv_t = 1.0 / temperature;
   double zmax = -INFINITY;
-  for (size_t i = 0; i < rows; ++i) zmax = std::max(zmax, static_cast<double>(dz_[i]));
+  for (size_t i = 0; i < rows; ++i) zmax = std::max(zmax, inv_t * dz_[i]);
   double total = 0;
-  for (size_t i = 0; i < rows; ++i) total += std::exp(dz_[i] - zmax);
+  for (size_t i = 0; i < rows; ++i) total += std::exp(inv_t * dz_[i] - zmax);
   const double log_total = std::log(total) + zmax;
   double loss = 0;
   for (size_t i = 0; i < rows; ++i) {
-    const double log_p = dz_[i] - log_total;
+    const double log_p = inv_t * dz_[i] - log_total;
     if (target[i] > 0) loss -= target[i] * log_p;
-    dz_[i] = static_cast<float>(weight * (std::exp(log_p) - target[i]));  // d loss / d score_i
+    // d loss / d score_i
+    dz_[i] = static_cast<float>(weight * inv_t * (std::exp(log_p) - target[i]));
   }
   const float* W2 = params_.data() + w2();
   const float* W3 = params_.data() + w3();

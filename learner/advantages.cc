@@ -23,6 +23,30 @@ Returns leave_one_out_advantages(const Returns& returns) {
   return adv;
 }
 
+Returns gae_advantages(const Returns& rewards, const Returns& values, double gamma, double lambda,
+                       Returns* value_targets) {
+  PLACETO_CHECK_EQ(rewards.size(), values.size());
+  Returns adv(rewards.size());
+  if (value_targets) value_targets->assign(rewards.size(), {});
+  for (size_t e = 0; e < rewards.size(); ++e) {
+    const std::vector<double>& r = rewards[e];
+    const std::vector<double>& v = values[e];
+    PLACETO_CHECK_EQ(r.size(), v.size());
+    adv[e].assign(r.size(), 0.0);
+    double acc = 0;
+    for (size_t t = r.size(); t-- > 0;) {
+      const double next = t + 1 < r.size() ? v[t + 1] : 0.0;
+      acc = r[t] + gamma * next - v[t] + gamma * lambda * acc;
+      adv[e][t] = acc;
+    }
+    if (value_targets) {
+      (*value_targets)[e].resize(r.size());
+      for (size_t t = 0; t < r.size(); ++t) (*value_targets)[e][t] = adv[e][t] + v[t];
+    }
+  }
+  return adv;
+}
+
 MeanSd advantage_stats(const Returns& advantages) {
   double sum = 0, cnt = 0;
   for (const auto& a : advantages)

@@ -17,6 +17,13 @@ using Returns = std::vector<std::vector<double>>;  // [episode][step]
 // (PLACETO_CHECK).
 Returns leave_one_out_advantages(const Returns& returns);
 
+// Generalized advantage estimation: with delta_t = r_t + gamma V_{t+1} - V_t (V_T = 0),
+// A_t = sum_k (gamma lambda)^k delta_{t+k}.  lambda = 1 gives G_t - V_t, lambda = 0 the
+// one-step delta.  `value_targets`, when given, receives A_t + V_t (what the value head is
+// fitted to).  rewards[e] and values[e] have the same length.
+Returns gae_advantages(const Returns& rewards, const Returns& values, double gamma, double lambda,
+                       Returns* value_targets = nullptr);
+
 struct MeanSd {
   double mean = 0, sd = 0;
 };

@@ -47,6 +47,8 @@ std::vector<float> join_flat(const std::map<std::string, NamedArray>& arrays,
 
 // /schedules/lr: [from iteration, rate there, to iteration] (TrainerState).
 constexpr char kLrSchedule[] = "lr";
+// /schedules/kl_reference: the warm-start policy's flat parameters (TrainerState).
+constexpr char kKlReference[] = "kl_reference";
 
 ShapeMap shape_map(const ParamLayout& layout) {
   ShapeMap m;
@@ -82,6 +84,9 @@ CheckpointData trainer_state_to_checkpoint(const TrainerState& s, const ParamLay
   c.schedules[kLrSchedule] =
       NamedArray::from_doubles({3}, {static_cast<double>(s.lr_from_iteration), s.lr_from_value,
                                      static_cast<double>(s.lr_to_iteration)});
+  if (!s.kl_reference.empty())
+    c.schedules[kKlReference] =
+        NamedArray::from_floats({static_cast<int64_t>(s.kl_reference.size())}, s.kl_reference);
   for (int r = 0; r < s.world_size; ++r) {
     std::ostringstream os;
     os << Trainer::iteration_engine(seed, r, s.iteration);
@@ -130,6 +135,14 @@ TrainerState trainer_state_from_checkpoint(const CheckpointData& c, const ParamL
   }
   s.baselines = BaselineStore(baseline_window);
   s.baselines.set_history(std::move(hist));
+  auto ref = c.schedules.find(kKlReference);
+  if (ref != c.schedules.end()) {
+    s.kl_reference = ref->second.to_floats();
+    if (s.kl_reference.size() != layout.total())
+      throw InputError(source + ": /schedules/kl_reference has " +
+                       std::to_string(s.kl_reference.size()) + " values, the model " +
+                       std::to_string(layout.total()));
+  }
   auto lr = c.schedules.find(kLrSchedule);
   if (lr != c.schedules.end()) {
     const std::vector<double> v = lr->second.to_doubles();

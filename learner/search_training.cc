@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <sstream>
@@ -31,10 +32,12 @@ namespace {
 constexpr const char* kTopKey = "search_policy";
 
 const std::vector<std::string> kKeys = {
-    "families", "graphs",       "graph_seed", "devices",          "clusters",
-    "starts",   "perturb",      "max_moves",  "keep_rows",        "sharpness",
-    "epochs",   "batch_states", "lr",         "lr_end",           "clip_norm",
-    "hidden1",  "hidden2",      "seed",       "keep_checkpoints", "gain_weighting"};
+    "families",  "graphs",       "graph_seed", "devices",          "clusters",
+    "starts",    "perturb",      "max_moves",  "keep_rows",        "sharpness",
+    "epochs",    "batch_states", "lr",         "lr_end",           "clip_norm",
+    "hidden1",   "hidden2",      "seed",       "keep_checkpoints", "gain_weighting",
+    "rl_epochs", "rl_episodes",  "rl_steps",   "rl_temperature",   "rl_lr",
+    "rl_batch"};
 
 std::vector<std::string> string_list(const YamlField& f) {
   std::vector<std::string> out;
@@ -51,6 +54,26 @@ struct Job {
   int cluster = 0;  // index into the clusters trained on
   int start = 0;
 };
+
+Graph job_graph(const SearchTrainConfig& cfg, const Job& j) {
+  const FamilySpec spec = resolve_family_spec(default_family_spec(j.family));
+  return generate_graph(spec, j.graph, static_cast<uint64_t>(cfg.graph_seed));
+}
+
+// The start of trajectory k: the best fast placement, with a share `perturb` of its ops moved
+// to random devices for the starts after the first.
+Placement job_start(const SearchTrainConfig& cfg, const Job& j, size_t k, const Graph& g,
+                    const Cluster& c) {
+  PlacerOptions po;
+  po.seed = cfg.seed;
+  Placement start = best_fast_placement(g, c, po);
+  if (j.start > 0) {
+    Rng rng(derive_seed(static_cast<uint64_t>(cfg.seed), k));
+    for (auto& d : start.device)
+      if (rng.uniform01() < cfg.perturb) d = static_cast<int32_t>(rng.below(c.num_devices()));
+  }
+  return start;
+}
 
 }  // namespace
 
@@ -110,6 +133,12 @@ SearchTrainConfig load_search_train_config(const std::string& path,
   f.get("seed", &c.seed);
   f.get("keep_checkpoints", &c.keep_checkpoints);
   f.get("gain_weighting", &c.gain_weighting);
+  f.get("rl_epochs", &c.rl_epochs);
+  f.get("rl_episodes", &c.rl_episodes);
+  f.get("rl_steps", &c.rl_steps);
+  f.get("rl_temperature", &c.rl_temperature);
+  f.get("rl_lr", &c.rl_lr);
+  f.get("rl_batch", &c.rl_batch);
   auto need = [&](bool ok, const std::string& key, const std::string& rule) {
     if (!ok) f.at(key).fail(rule);
   };
@@ -130,6 +159,13 @@ SearchTrainConfig load_search_train_config(const std::string& path,
   need(c.hidden1 >= 1 && c.hidden1 <= 1024, "hidden1", "must be in [1, 1024]");
   need(c.hidden2 >= 1 && c.hidden2 <= 1024, "hidden2", "must be in [1, 1024]");
   need(c.keep_checkpoints >= 1, "keep_checkpoints", "must be >= 1");
+  need(c.rl_epochs >= 0 && c.rl_epochs <= 100000, "rl_epochs", "must be in [0, 100000]");
+  need(c.rl_episodes >= 2 && c.rl_episodes <= 1000, "rl_episodes",
+       "must be in [2, 1000] (the baseline is the other episodes' mean)");
+  need(c.rl_steps >= 1 && c.rl_steps <= 100000, "rl_steps", "must be in [1, 100000]");
+  need(c.rl_temperature > 0 && c.rl_temperature <= 100, "rl_temperature", "must be in (0, 100]");
+  need(c.rl_lr > 0 && c.rl_lr < 1, "rl_lr", "must be in (0, 1)");
+  need(c.rl_batch >= 1 && c.rl_batch <= 100000, "rl_batch", "must be in [1, 100000]");
   return c;
 }
 
@@ -156,6 +192,14 @@ std::string search_train_config_to_yaml(const SearchTrainConfig& c) {
   e << YAML::Key << "seed" << YAML::Value << c.seed;
   e << YAML::Key << "keep_checkpoints" << YAML::Value << c.keep_checkpoints;
   e << YAML::Key << "gain_weighting" << YAML::Value << c.gain_weighting;
+  if (c.rl_epochs > 0) {  // configs without RL keep the bytes they had (checkpoints compare them)
+    e << YAML::Key << "rl_epochs" << YAML::Value << c.rl_epochs;
+    e << YAML::Key << "rl_episodes" << YAML::Value << c.rl_episodes;
+    e << YAML::Key << "rl_steps" << YAML::Value << c.rl_steps;
+    e << YAML::Key << "rl_temperature" << YAML::Value << c.rl_temperature;
+    e << YAML::Key << "rl_lr" << YAML::Value << c.rl_lr;
+    e << YAML::Key << "rl_batch" << YAML::Value << c.rl_batch;
+  }
   e << YAML::EndMap << YAML::EndMap;
   return std::string(e.c_str()) + "\n";
 }
@@ -219,15 +263,24 @@ int run_search_training(const RunOptions& options, Communicator& comm) {
   if (resumed) {
     // Only `epochs` may change on resume (to extend a run); the learning rate then decays
     // over the new count from the epoch reached.
+    // So may rl_epochs (to add RL to a finished imitation run, or extend it); the other rl_
+    // settings must stay once a run has used them.
     SearchTrainConfig same = cfg;
     const YAML::Node old_root = parse_yaml_text(resumed->config_yaml, "checkpoint config");
     if (old_root[kTopKey] && old_root[kTopKey]["epochs"])
       same.epochs = old_root[kTopKey]["epochs"].as<int>();
+    same.rl_epochs = old_root[kTopKey] && old_root[kTopKey]["rl_epochs"]
+                         ? old_root[kTopKey]["rl_epochs"].as<int>()
+                         : 0;
     if (resumed->config_yaml != search_train_config_to_yaml(same))
       throw InputError(options.run_dir +
                        ": the checkpoint was written with another "
-                       "search_policy config (only epochs may change on resume); resume with "
-                       "the same config");
+                       "search_policy config (only epochs and rl_epochs may change on resume); "
+                       "resume with the same config");
+    if (resumed->step > same.epochs && cfg.epochs != same.epochs)
+      throw InputError(options.run_dir + ": the imitation ended at epoch " +
+                       std::to_string(same.epochs) +
+                       " and RL has begun; epochs cannot change now (change rl_epochs)");
     scorer = MoveScorer::from_checkpoint(*resumed, options.run_dir + "/checkpoints");
     if (scorer.num_params() != adam.size())
       throw InputError(options.run_dir + ": the checkpoint's scorer has another shape");
@@ -248,7 +301,8 @@ int run_search_training(const RunOptions& options, Communicator& comm) {
   }
   if (rank == 0) write_file_atomic(options.run_dir + "/config.yaml", config_yaml);
 
-  // Label this rank's share of the trajectories.
+  // Label this rank's share of the trajectories (not when resuming into the RL epochs).
+  const bool imitating = first_epoch < cfg.epochs;
   std::vector<Job> jobs;
   for (const std::string& fam : cfg.families)
     for (int gi = 0; gi < cfg.graphs; ++gi)
@@ -262,23 +316,18 @@ int run_search_training(const RunOptions& options, Communicator& comm) {
   int64_t simulations = 0;
   {
     std::unique_ptr<ProgressLine> progress;
-    const int64_t mine = (static_cast<int64_t>(jobs.size()) - rank + size - 1) / size;
-    if (rank == 0) progress = std::make_unique<ProgressLine>("label", mine, "trajectories");
+    const int64_t mine =
+        imitating ? (static_cast<int64_t>(jobs.size()) - rank + size - 1) / size : 0;
+    if (rank == 0 && imitating)
+      progress = std::make_unique<ProgressLine>("label", mine, "trajectories");
     int64_t done = 0;
-    for (size_t k = static_cast<size_t>(rank); k < jobs.size(); k += static_cast<size_t>(size)) {
+    for (size_t k = static_cast<size_t>(rank); imitating && k < jobs.size();
+         k += static_cast<size_t>(size)) {
       const Job& j = jobs[k];
-      const FamilySpec spec = resolve_family_spec(default_family_spec(j.family));
-      const Graph g = generate_graph(spec, j.graph, static_cast<uint64_t>(cfg.graph_seed));
+      const Graph g = job_graph(cfg, j);
       const Cluster& c = clusters[j.cluster];
-      PlacerOptions po;
-      po.seed = cfg.seed;
-      Placement start = best_fast_placement(g, c, po);
+      const Placement start = job_start(cfg, j, k, g, c);
       const uint64_t job_seed = derive_seed(static_cast<uint64_t>(cfg.seed), k);
-      if (j.start > 0) {
-        Rng rng(job_seed);
-        for (auto& d : start.device)
-          if (rng.uniform01() < cfg.perturb) d = static_cast<int32_t>(rng.below(c.num_devices()));
-      }
       simulations += teacher_trajectory(g, c, start, nullptr, to, job_seed, &states);
       if (progress) progress->update(++done, std::to_string(states.size()) + " states");
     }
@@ -311,17 +360,22 @@ int run_search_training(const RunOptions& options, Communicator& comm) {
   std::vector<double> counts = {static_cast<double>(states.size()),
                                 static_cast<double>(simulations)};
   comm.all_reduce(counts.data(), counts.size(), ReduceOp::kSum);
-  const int64_t total_states = static_cast<int64_t>(counts[0]);
+  int64_t total_states = static_cast<int64_t>(counts[0]);
+  if (!imitating) {  // resumed in the RL epochs: the count the labelling had
+    const auto it = resumed->counters.find("states");
+    if (it != resumed->counters.end()) total_states = it->second;
+  }
   std::vector<double> gain_sum = {0.0};
   for (const TeacherState& s : states) gain_sum[0] += s.best_gain;
   comm.all_reduce(gain_sum.data(), 1, ReduceOp::kSum);
   const double mean_gain = std::max(1e-12, gain_sum[0] / std::max<int64_t>(1, total_states));
-  if (total_states == 0)
+  if (total_states == 0 && imitating)
     throw InputError(options.config_path +
                      ": the teacher found no improving move on any start "
                      "(every start is a local optimum): nothing to imitate");
-  spdlog::info("labelled {} states with {} simulations", total_states,
-               static_cast<int64_t>(counts[1]));
+  if (imitating)
+    spdlog::info("labelled {} states with {} simulations", total_states,
+                 static_cast<int64_t>(counts[1]));
   const int64_t steps_per_epoch = std::max<int64_t>(
       1, comm.all_reduce_max((static_cast<int64_t>(states.size()) + cfg.batch_states - 1) /
                              cfg.batch_states));
@@ -330,16 +384,74 @@ int run_search_training(const RunOptions& options, Communicator& comm) {
   std::FILE* metrics = nullptr;
   if (rank == 0) {
     const std::string path = options.run_dir + "/metrics.csv";
+    const std::string header =
+        "epoch,loss,top1_improving,top1_best,lr,states,seconds,phase,rl_final_to_start,"
+        "rl_improved";
     const bool fresh = !resumed || !file_exists(path);
+    if (!fresh) {
+      // A run from before the RL columns: give its rows the new columns, then append.
+      const std::string old = read_file(path);
+      if (old.compare(0, header.size(), header) != 0) {
+        std::istringstream in(old);
+        std::string line, out = header + "\n";
+        std::getline(in, line);  // the old header
+        while (std::getline(in, line))
+          if (!line.empty()) out += line + ",imitate,,\n";
+        write_file_atomic(path, out);
+      }
+    }
     metrics = std::fopen(path.c_str(), fresh ? "w" : "a");
     if (!metrics) throw SystemError(path + ": cannot open for writing");
-    if (fresh) std::fputs("epoch,loss,top1_improving,top1_best,lr,states,seconds\n", metrics);
+    if (fresh) std::fprintf(metrics, "%s\n", header.c_str());
   }
+  // Checkpoint of the epoch just done, on rank 0; then whether to stop (every rank).
+  auto end_epoch = [&](int64_t epoch) {
+    if (rank == 0) {
+      CheckpointData data;
+      data.step = epoch + 1;
+      data.episodes = total_states;
+      data.world_size = size;
+      data.config_yaml = config_yaml;
+      scorer.to_checkpoint(&data);
+      const int64_t np = static_cast<int64_t>(scorer.num_params());
+      data.optim_exp_avg["scorer"] = NamedArray::from_floats({np}, adam.exp_avg());
+      data.optim_exp_avg_sq["scorer"] = NamedArray::from_floats({np}, adam.exp_avg_sq());
+      data.optim_step = adam.step();
+      data.counters["epoch"] = epoch + 1;
+      data.counters["states"] = total_states;
+      stamp_checkpoint(&data);
+      store.publish(data);
+    }
+    // A stop signal, or the test hook PLACETO_TEST_EXIT_AT_ITERATION=RANK:EPOCH (every rank
+    // stops, as after a preemption).
+    const bool test_stop = options.test_exit_iteration == epoch + 1;
+    if (comm.all_reduce_max(stop_signal_flag().load()) > 0 || test_stop) {
+      spdlog::warn("stopping after epoch {} (signal); continue with --resume auto", epoch + 1);
+      return true;
+    }
+    return false;
+  };
+  const int64_t all_epochs = static_cast<int64_t>(cfg.epochs) + cfg.rl_epochs;
   std::vector<float> grad(scorer.num_params());
+  // One optimizer step, the same on every rank: `grad` summed over ranks, divided by the
+  // items (states or starts) of the batch over all ranks, clipped.  Every rank calls it the
+  // same number of times, even with an empty batch.
+  auto step_with_mean_gradient = [&](double batch, double lr) {
+    std::vector<double> n = {batch};
+    comm.all_reduce(n.data(), 1, ReduceOp::kSum);
+    comm.all_reduce(grad.data(), grad.size(), ReduceOp::kSum);
+    if (n[0] == 0) return;
+    for (float& x : grad) x = static_cast<float>(x / n[0]);
+    clip_global_norm(grad.data(), grad.size(), cfg.clip_norm);
+    adam.update(scorer.params().data(), grad.data(), lr);
+  };
   std::vector<float> scores;
   std::vector<size_t> order(states.size());
   std::unique_ptr<ProgressLine> progress;
-  if (rank == 0) progress = std::make_unique<ProgressLine>("train", cfg.epochs, "epochs");
+  if (rank == 0) {
+    // Counts this process's epochs (a resumed run's rate and ETA are its own).
+    progress = std::make_unique<ProgressLine>("train", all_epochs - first_epoch, "epochs");
+  }
   for (int64_t epoch = first_epoch; epoch < cfg.epochs; ++epoch) {
     const double frac = cfg.epochs > 1 ? static_cast<double>(epoch) / (cfg.epochs - 1) : 1.0;
     const double lr = cfg.lr + (cfg.lr_end - cfg.lr) * frac;
@@ -371,13 +483,7 @@ int run_search_training(const RunOptions& options, Communicator& comm) {
         stats[3] += 1;
         batch += 1;
       }
-      std::vector<double> n = {batch};
-      comm.all_reduce(n.data(), 1, ReduceOp::kSum);
-      comm.all_reduce(grad.data(), grad.size(), ReduceOp::kSum);
-      if (n[0] == 0) continue;
-      for (float& x : grad) x = static_cast<float>(x / n[0]);
-      clip_global_norm(grad.data(), grad.size(), cfg.clip_norm);
-      adam.update(scorer.params().data(), grad.data(), lr);
+      step_with_mean_gradient(batch, lr);
     }
     comm.all_reduce(stats.data(), stats.size(), ReduceOp::kSum);
     const double seen = std::max(1.0, stats[3]);
@@ -386,41 +492,97 @@ int run_search_training(const RunOptions& options, Communicator& comm) {
     spdlog::info("epoch {}: loss {:.4f}, top-1 improving {:.3f}, top-1 best {:.3f}", epoch + 1,
                  stats[0] / seen, stats[1] / seen, stats[2] / seen);
     if (rank == 0) {
-      std::fprintf(metrics, "%lld,%.6f,%.4f,%.4f,%.6g,%lld,%.1f\n",
+      std::fprintf(metrics, "%lld,%.6f,%.4f,%.4f,%.6g,%lld,%.1f,imitate,,\n",
                    static_cast<long long>(epoch + 1), stats[0] / seen, stats[1] / seen,
                    stats[2] / seen, lr, static_cast<long long>(total_states), seconds);
       std::fflush(metrics);
-      CheckpointData data;
-      data.step = epoch + 1;
-      data.episodes = total_states;
-      data.world_size = size;
-      data.config_yaml = config_yaml;
-      scorer.to_checkpoint(&data);
-      const int64_t np = static_cast<int64_t>(scorer.num_params());
-      data.optim_exp_avg["scorer"] = NamedArray::from_floats({np}, adam.exp_avg());
-      data.optim_exp_avg_sq["scorer"] = NamedArray::from_floats({np}, adam.exp_avg_sq());
-      data.optim_step = adam.step();
-      data.counters["epoch"] = epoch + 1;
-      data.counters["states"] = total_states;
-      stamp_checkpoint(&data);
-      store.publish(data);
-      progress->update(epoch + 1, "loss " + std::to_string(stats[0] / seen).substr(0, 6));
+      progress->update(epoch + 1 - first_epoch,
+                       "loss " + std::to_string(stats[0] / seen).substr(0, 6));
     }
-    // A stop signal, or the test hook PLACETO_TEST_EXIT_AT_ITERATION=RANK:EPOCH (every rank
-    // stops, as after a preemption).
-    const bool test_stop = options.test_exit_iteration == epoch + 1;
-    if (comm.all_reduce_max(stop_signal_flag().load()) > 0 || test_stop) {
-      spdlog::warn("stopping after epoch {} (signal); continue with --resume auto", epoch + 1);
+    if (end_epoch(epoch)) {
       if (metrics) std::fclose(metrics);
       return kExitRequeue;
+    }
+  }
+
+  // Reinforcement learning from the imitated scorer.
+  if (cfg.rl_epochs > 0) {
+    // This rank's starts, built once: (graph, cluster, start placement).
+    struct RlJob {
+      const Graph* graph;
+      const Cluster* cluster;
+      Placement start;
+      size_t index;
+    };
+    std::map<std::pair<std::string, int>, Graph> graphs;
+    std::vector<RlJob> mine;
+    for (size_t k = static_cast<size_t>(rank); k < jobs.size(); k += static_cast<size_t>(size)) {
+      const Job& j = jobs[k];
+      auto it = graphs.find({j.family, j.graph});
+      if (it == graphs.end())
+        it = graphs.emplace(std::make_pair(j.family, j.graph), job_graph(cfg, j)).first;
+      const Cluster& c = clusters[j.cluster];
+      mine.push_back({&it->second, &c, job_start(cfg, j, k, it->second, c), k});
+    }
+    const int64_t rl_steps_per_epoch = std::max<int64_t>(
+        1,
+        comm.all_reduce_max((static_cast<int64_t>(mine.size()) + cfg.rl_batch - 1) / cfg.rl_batch));
+    ReinforceOptions ro;
+    ro.episodes = cfg.rl_episodes;
+    ro.steps = cfg.rl_steps;
+    ro.temperature = cfg.rl_temperature;
+    for (int64_t epoch = std::max<int64_t>(first_epoch, cfg.epochs); epoch < all_epochs; ++epoch) {
+      // The hand-over: a fresh optimizer (the imitation's moments would size the first steps).
+      if (epoch == cfg.epochs) adam = Adam(scorer.num_params());
+      std::vector<double> stats(4, 0.0);  // sum of final/start, improved fraction, starts, loss
+      for (int64_t step = 0; step < rl_steps_per_epoch; ++step) {
+        std::fill(grad.begin(), grad.end(), 0.0f);
+        double batch = 0;
+        for (int b = 0; b < cfg.rl_batch; ++b) {
+          const size_t at = static_cast<size_t>(step * cfg.rl_batch + b);
+          if (at >= mine.size()) break;
+          const RlJob& j = mine[at];
+          const uint64_t seed = derive_seed(
+              derive_seed(static_cast<uint64_t>(cfg.seed) + 104729u, static_cast<uint64_t>(epoch)),
+              j.index);
+          const ReinforceStats rs =
+              reinforce_moves(*j.graph, *j.cluster, j.start, scorer, ro, seed, grad.data());
+          stats[0] += rs.mean_final_score / rs.start_score;
+          stats[1] += rs.improved_fraction;
+          stats[2] += 1;
+          batch += 1;
+        }
+        step_with_mean_gradient(batch, cfg.rl_lr);
+      }
+      comm.all_reduce(stats.data(), stats.size(), ReduceOp::kSum);
+      const double seen = std::max(1.0, stats[2]);
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t_begin).count();
+      spdlog::info("epoch {} (RL): best / start {:.4f}, improving proposals {:.3f}", epoch + 1,
+                   stats[0] / seen, stats[1] / seen);
+      if (rank == 0) {
+        std::fprintf(metrics, "%lld,,,,%.6g,%lld,%.1f,rl,%.6f,%.4f\n",
+                     static_cast<long long>(epoch + 1), cfg.rl_lr,
+                     static_cast<long long>(total_states), seconds, stats[0] / seen,
+                     stats[1] / seen);
+        std::fflush(metrics);
+        progress->update(epoch + 1 - first_epoch,
+                         "best/start " + std::to_string(stats[0] / seen).substr(0, 6));
+      }
+      if (end_epoch(epoch)) {
+        if (metrics) std::fclose(metrics);
+        return kExitRequeue;
+      }
     }
   }
   if (progress) progress->finish();
   if (metrics) std::fclose(metrics);
   if (rank == 0)
-    std::printf("learned-search scorer trained: %lld states, %d epochs; checkpoint %s/LATEST\n",
-                static_cast<long long>(total_states), cfg.epochs,
-                (options.run_dir + "/checkpoints").c_str());
+    std::printf(
+        "learned-search scorer trained: %lld states, %d epochs + %d RL epochs; checkpoint "
+        "%s/LATEST\n",
+        static_cast<long long>(total_states), cfg.epochs, cfg.rl_epochs,
+        (options.run_dir + "/checkpoints").c_str());
   return kExitDone;
 }
 

@@ -42,6 +42,16 @@ struct SearchTrainConfig {
   // Weigh each state's loss by its best move's gain over the mean: the states where the
   // choice matters most count most.
   bool gain_weighting = true;
+  // Reinforcement learning after the imitation (improve/learned_search.h, reinforce_moves):
+  // rl_epochs more epochs, each running every (graph, cluster, start) of the config once as
+  // rl_episodes episodes of rl_steps proposals drawn at rl_temperature, one Adam step (a fresh
+  // optimizer, constant rate rl_lr) per rl_batch starts per rank.  0: imitation only.
+  int rl_epochs = 0;
+  int rl_episodes = 8;
+  int rl_steps = 32;
+  double rl_temperature = 0.25;
+  double rl_lr = 3e-4;
+  int rl_batch = 2;
 };
 
 // True when the YAML file's top level has the key `search_policy` (then it is a config for

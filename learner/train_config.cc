@@ -27,6 +27,12 @@ const std::vector<std::string> kTopKeys = {"family_dir",
                                            "baseline_window",
                                            "discount",
                                            "normalize_advantages",
+                                           "algorithm",
+                                           "ppo_epochs",
+                                           "ppo_clip",
+                                           "gae_lambda",
+                                           "value_coef",
+                                           "kl_coef",
                                            "imitation_teacher",
                                            "imitation_iterations",
                                            "checkpoint_every",
@@ -130,6 +136,12 @@ TrainConfig parse_train_config(const std::string& yaml_text, const std::string& 
   f.get("baseline_window", &c.baseline_window);
   f.get("discount", &c.discount);
   f.get("normalize_advantages", &c.normalize_advantages);
+  get_enum(f, "algorithm", "algorithm", source, kAlgorithmNames, &c.algorithm);
+  f.get("ppo_epochs", &c.ppo_epochs);
+  f.get("ppo_clip", &c.ppo_clip);
+  f.get("gae_lambda", &c.gae_lambda);
+  f.get("value_coef", &c.value_coef);
+  f.get("kl_coef", &c.kl_coef);
   f.get("imitation_teacher", &c.imitation_teacher);
   f.get("imitation_iterations", &c.imitation_iterations);
   f.get("checkpoint_every", &c.checkpoint_every);
@@ -173,6 +185,16 @@ TrainConfig parse_train_config(const std::string& yaml_text, const std::string& 
     bad("baseline", "leave_one_out needs episodes_per_iteration >= 2, got " +
                         std::to_string(c.episodes_per_iteration));
   if (c.baseline_window < 1) bad("baseline_window", "must be >= 1");
+  if (c.ppo_epochs < 1 || c.ppo_epochs > 100)
+    bad("ppo_epochs", "must be in [1, 100], got " + std::to_string(c.ppo_epochs));
+  if (!(c.ppo_clip > 0 && c.ppo_clip < 1))
+    bad("ppo_clip", "must be in (0, 1), got " + std::to_string(c.ppo_clip));
+  if (!(c.gae_lambda >= 0 && c.gae_lambda <= 1))
+    bad("gae_lambda", "must be in [0, 1], got " + std::to_string(c.gae_lambda));
+  if (!(c.value_coef >= 0)) bad("value_coef", "must be >= 0");
+  if (!(c.kl_coef >= 0)) bad("kl_coef", "must be >= 0");
+  if (c.kl_coef > 0 && c.imitation_iterations == 0)
+    bad("kl_coef", "keeps RL near the imitated policy: it needs imitation_iterations > 0");
   if (!(c.discount > 0 && c.discount <= 1))
     bad("discount", "must be in (0, 1], got " + std::to_string(c.discount));
   if (c.imitation_iterations < 0) bad("imitation_iterations", "must be >= 0");
@@ -221,6 +243,12 @@ std::string train_config_to_yaml(const TrainConfig& c) {
   out << YAML::Key << "baseline_window" << YAML::Value << c.baseline_window;
   out << YAML::Key << "discount" << YAML::Value << c.discount;
   out << YAML::Key << "normalize_advantages" << YAML::Value << c.normalize_advantages;
+  out << YAML::Key << "algorithm" << YAML::Value << enum_name(c.algorithm, kAlgorithmNames);
+  out << YAML::Key << "ppo_epochs" << YAML::Value << c.ppo_epochs;
+  out << YAML::Key << "ppo_clip" << YAML::Value << c.ppo_clip;
+  out << YAML::Key << "gae_lambda" << YAML::Value << c.gae_lambda;
+  out << YAML::Key << "value_coef" << YAML::Value << c.value_coef;
+  out << YAML::Key << "kl_coef" << YAML::Value << c.kl_coef;
   out << YAML::Key << "imitation_teacher" << YAML::Value << c.imitation_teacher;
   out << YAML::Key << "imitation_iterations" << YAML::Value << c.imitation_iterations;
   out << YAML::Key << "checkpoint_every" << YAML::Value << c.checkpoint_every;

@@ -31,6 +31,14 @@ enum class BaselineKind { kWindow, kLeaveOneOut };
 inline constexpr EnumName<BaselineKind> kBaselineNames[] = {
     {BaselineKind::kWindow, "window"}, {BaselineKind::kLeaveOneOut, "leave_one_out"}};
 
+// The policy-gradient algorithm (key `algorithm`).  kReinforce: the REINFORCE loss of
+// learner/loss.h with the configured baseline.  kPpo: PPO's clipped surrogate with a value
+// head on the policy's embedding, GAE(lambda) advantages from it, and ppo_epochs passes
+// (gradient all-reduce and Adam step each) over every iteration's episodes.
+enum class Algorithm { kReinforce, kPpo };
+inline constexpr EnumName<Algorithm> kAlgorithmNames[] = {{Algorithm::kReinforce, "reinforce"},
+                                                          {Algorithm::kPpo, "ppo"}};
+
 struct TrainConfig {
   std::string family_dir;  // generated family (manifest.json) or a directory of graphs
   int devices = 3;         // D
@@ -49,6 +57,15 @@ struct TrainConfig {
   // so that the entropy bonus weighs the same against the policy gradient on every family.
   // Off in the reference.
   bool normalize_advantages = false;
+  Algorithm algorithm = Algorithm::kReinforce;
+  int ppo_epochs = 4;        // passes over each iteration's episodes
+  double ppo_clip = 0.2;     // the surrogate's ratio is clipped to [1 - clip, 1 + clip]
+  double gae_lambda = 0.95;  // GAE(lambda); 1: returns minus the value (Monte Carlo)
+  double value_coef = 0.5;   // weight of the value head's squared error
+  // After imitation: kl_coef * KL(warm-start policy || policy) per step is added to the loss,
+  // the warm-start policy being the one at the hand-over, so that RL keeps what it imitated
+  // (both algorithms; 0 = off).
+  double kl_coef = 0;
   // Imitation warm start (not in the reference): for the first `imitation_iterations`
   // iterations the loss is the cross-entropy between the policy and a classical placer's
   // placement of each train graph (`imitation_teacher`, a registry name from

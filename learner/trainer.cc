@@ -23,6 +23,7 @@ PolicyConfig make_policy_config(const TrainConfig& c) {
   p.parallel_aggregation = c.policy.parallel_aggregation;
   p.parallel_k = c.policy.parallel_k;
   p.features.with_memory = c.policy.with_memory;
+  p.value_head = c.algorithm == Algorithm::kPpo;
   return p;
 }
 
@@ -121,6 +122,14 @@ void Trainer::restore(const TrainerState& s) {
     state_.lr_to_iteration = config_.iterations;
   }
   set_flat_params(policy_, s.params);
+  ref_policy_ = PolicyNet(nullptr);
+  if (!s.kl_reference.empty()) {
+    if (s.kl_reference.size() != n)
+      throw InputError("checkpoint's KL reference has " + std::to_string(s.kl_reference.size()) +
+                       " parameters but this model has " + std::to_string(n));
+    ref_policy_ = PolicyNet(make_policy_config(config_));
+    set_flat_params(ref_policy_, s.kl_reference);
+  }
   adam_.exp_avg() = s.exp_avg;
   adam_.exp_avg_sq() = s.exp_avg_sq;
   adam_.set_step(s.adam_step);
@@ -148,6 +157,9 @@ IterationStats Trainer::iterate() {
     kAdvMean,
     kAdvSd,
     kGradCos,
+    kValueLoss,
+    kClipFraction,
+    kKl,
     kReturns
   };
   const int row = kReturns + max_nodes_;
@@ -161,6 +173,15 @@ IterationStats Trainer::iterate() {
   std::vector<PlacementEnv*> batch;
   for (int e = 0; e < k; ++e) batch.push_back(pool[e].get());
   const bool imitate = it < config_.imitation_iterations;
+  const bool ppo = !imitate && config_.algorithm == Algorithm::kPpo;
+  // The warm-start policy of the KL term: the one at the hand-over from imitation.
+  if (!imitate && config_.kl_coef > 0 && state_.kl_reference.empty())
+    state_.kl_reference = get_flat_params(policy_);
+  if (!state_.kl_reference.empty() && !ref_policy_) {
+    ref_policy_ = PolicyNet(make_policy_config(config_));
+    set_flat_params(ref_policy_, state_.kl_reference);
+  }
+  const bool use_kl = !imitate && config_.kl_coef > 0;
   std::vector<EpisodeRecord> recs;
   if (imitate) {
     // One episode along the teacher's placement, the others sampled from the policy
@@ -176,8 +197,12 @@ IterationStats Trainer::iterate() {
   } else {
     recs = run_episodes(policy_, tensors_[gi], batch, rng, ActionMode::kSample);
   }
-  Returns rets(k), advs(k);
+  Returns rets(k), advs(k), value_targets, old_logp(k);
   for (int e = 0; e < k; ++e) rets[e] = recs[e].returns(config_.discount);
+  std::vector<torch::Tensor> ref_dists(k);
+  if (use_kl)
+    for (int e = 0; e < k; ++e)
+      ref_dists[e] = evaluate_episode(ref_policy_, tensors_[gi], recs[e]).log_dist;
   if (imitate) {
     // Cross-entropy with the teacher = the policy-gradient loss with the teacher's actions
     // and unit advantages.  The sampled episodes' returns (of the actions the policy took)
@@ -188,6 +213,17 @@ IterationStats Trainer::iterate() {
       for (size_t t = 0; t < recs[e].actions.size(); ++t)
         recs[e].actions[t] = teacher_[gi][recs[e].current[t]];
     }
+  } else if (ppo) {
+    // GAE from the value head, and the log-probabilities the episodes were sampled with
+    // (the parameters have not moved since).
+    Returns rewards(k), values(k);
+    for (int e = 0; e < k; ++e) {
+      EpisodeEval ev = evaluate_episode(policy_, tensors_[gi], recs[e]);
+      rewards[e] = recs[e].rewards;
+      values[e] = std::move(ev.values);
+      old_logp[e] = std::move(ev.logp);
+    }
+    advs = gae_advantages(rewards, values, config_.discount, config_.gae_lambda, &value_targets);
   } else if (config_.baseline == BaselineKind::kLeaveOneOut) {
     advs = leave_one_out_advantages(rets);
   } else {
@@ -203,62 +239,87 @@ IterationStats Trainer::iterate() {
     adv_stats = advantage_stats(advs);
     if (config_.normalize_advantages) normalize_advantages(&advs);
   }
-  // The gradients of the two halves of the batch, for their cosine (signal-to-noise).
+  // The gradients of the two halves of the batch, for their cosine (signal-to-noise), from
+  // the first pass.  REINFORCE makes one pass; PPO ppo_epochs, each an all-reduce and an Adam
+  // step.
   const int half = k / 2;
-  std::vector<float> first_half;
-  for (int e = 0; e < k; ++e) {
-    const EpisodeRecord& rec = recs[e];
-    sim_s += rec.sim_seconds;
-    policy_s += rec.policy_seconds;
-    auto tb = clock::now();
-    if (e == half && half > 0) first_half = get_flat_grads(policy_);
-    LossParts lp =
-        episode_loss(policy_, tensors_[gi], rec, advs[e], imitate ? 0.0 : config_.entropy_beta);
-    (lp.loss / static_cast<double>(k)).backward();
-    policy_s += std::chrono::duration<double>(clock::now() - tb).count();
-    double* r = &mine[static_cast<size_t>(e) * row];
-    r[kGraph] = gi;
-    r[kSteps] = rec.steps();
-    r[kFinal] = rec.final_runtime_us;
-    r[kStart] = rec.start_runtime_us;
-    r[kEntropy] = lp.entropy;
-    r[kLoss] = lp.loss.item<double>();
-    r[kOnPolicy] = !(imitate && e == 0);
-    r[kBest] = rec.best_runtime_us;
-    r[kMoves] = rec.steps() > 0 ? static_cast<double>(rec.moves) / rec.steps() : 0.0;
-    r[kAdvMean] = adv_stats.mean;
-    r[kAdvSd] = adv_stats.sd;
-    std::copy(rets[e].begin(), rets[e].end(), r + kReturns);
-  }
-  // Average gradients over ranks; identical Adam updates everywhere.
-  std::vector<float> grads = get_flat_grads(policy_);
-  double grad_cos = std::nan("");
-  if (!first_half.empty()) {
-    std::vector<float> second_half(grads.size());
-    for (size_t i = 0; i < grads.size(); ++i) second_half[i] = grads[i] - first_half[i];
-    grad_cos = cosine_similarity(first_half, second_half);
-  }
-  for (int e = 0; e < k; ++e) mine[static_cast<size_t>(e) * row + kGradCos] = grad_cos;
-  const auto reduce_t0 = std::chrono::steady_clock::now();
-  comm_.all_reduce(grads.data(), grads.size(), ReduceOp::kMean);
-  const double reduce_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - reduce_t0).count();
+  const int passes = ppo ? config_.ppo_epochs : 1;
+  PpoTerms terms;
+  terms.clip = config_.ppo_clip;
+  terms.value_coef = config_.value_coef;
+  terms.entropy_beta = config_.entropy_beta;
   IterationStats st;
   st.iteration = it + 1;
-  st.grad_norm = clip_global_norm(grads.data(), grads.size(), config_.grad_clip);
   st.lr = scheduled_lr(state_, config_.lr_final, it);
-  // Hand-over from imitation to RL: a fresh optimizer.  The moments of the cross-entropy's
-  // gradients would otherwise set the size of the first RL steps.
-  if (config_.imitation_iterations > 0 && it == config_.imitation_iterations)
-    adam_ = Adam(adam_.size());
-  std::vector<float> params = get_flat_params(policy_);
-  adam_.update(params.data(), grads.data(), st.lr);
-  set_flat_params(policy_, params);
+  double reduce_s = 0;
+  for (int pass = 0; pass < passes; ++pass) {
+    policy_->zero_grad();
+    std::vector<float> first_half;
+    for (int e = 0; e < k; ++e) {
+      const EpisodeRecord& rec = recs[e];
+      auto tb = clock::now();
+      if (pass == 0 && e == half && half > 0) first_half = get_flat_grads(policy_);
+      KlTerm kl;
+      if (use_kl) {
+        kl.ref_log_dist = &ref_dists[e];
+        kl.coef = config_.kl_coef;
+      }
+      LossParts lp = ppo ? ppo_episode_loss(policy_, tensors_[gi], rec, advs[e], value_targets[e],
+                                            old_logp[e], terms, kl)
+                         : episode_loss(policy_, tensors_[gi], rec, advs[e],
+                                        imitate ? 0.0 : config_.entropy_beta, 0, -1, kl);
+      (lp.loss / static_cast<double>(k)).backward();
+      policy_s += std::chrono::duration<double>(clock::now() - tb).count();
+      if (pass > 0) continue;
+      sim_s += rec.sim_seconds;
+      policy_s += rec.policy_seconds;
+      double* r = &mine[static_cast<size_t>(e) * row];
+      r[kGraph] = gi;
+      r[kSteps] = rec.steps();
+      r[kFinal] = rec.final_runtime_us;
+      r[kStart] = rec.start_runtime_us;
+      r[kEntropy] = lp.entropy;
+      r[kLoss] = lp.loss.item<double>();
+      r[kOnPolicy] = !(imitate && e == 0);
+      r[kBest] = rec.best_runtime_us;
+      r[kMoves] = rec.steps() > 0 ? static_cast<double>(rec.moves) / rec.steps() : 0.0;
+      r[kAdvMean] = adv_stats.mean;
+      r[kAdvSd] = adv_stats.sd;
+      r[kValueLoss] = lp.value_loss;
+      r[kClipFraction] = lp.clip_fraction;
+      r[kKl] = lp.kl;
+      std::copy(rets[e].begin(), rets[e].end(), r + kReturns);
+    }
+    // Average gradients over ranks; identical Adam updates everywhere.
+    std::vector<float> grads = get_flat_grads(policy_);
+    if (pass == 0) {
+      double grad_cos = std::nan("");
+      if (!first_half.empty()) {
+        std::vector<float> second_half(grads.size());
+        for (size_t i = 0; i < grads.size(); ++i) second_half[i] = grads[i] - first_half[i];
+        grad_cos = cosine_similarity(first_half, second_half);
+      }
+      for (int e = 0; e < k; ++e) mine[static_cast<size_t>(e) * row + kGradCos] = grad_cos;
+    }
+    const auto reduce_t0 = std::chrono::steady_clock::now();
+    comm_.all_reduce(grads.data(), grads.size(), ReduceOp::kMean);
+    reduce_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - reduce_t0).count();
+    const double norm = clip_global_norm(grads.data(), grads.size(), config_.grad_clip);
+    if (pass == 0) st.grad_norm = norm;
+    // Hand-over from imitation to RL: a fresh optimizer.  The moments of the cross-entropy's
+    // gradients would otherwise set the size of the first RL steps.
+    if (pass == 0 && config_.imitation_iterations > 0 && it == config_.imitation_iterations)
+      adam_ = Adam(adam_.size());
+    std::vector<float> params = get_flat_params(policy_);
+    adam_.update(params.data(), grads.data(), st.lr);
+    set_flat_params(policy_, params);
+  }
   // Every rank's episodes, in rank order: baselines and statistics.
   std::vector<double> all = comm_.all_gather_doubles(mine);
   const int episodes = static_cast<int>(all.size() / row);
   double sum_rt = 0, best = 0, sum_ratio = 0, sum_ent = 0, sum_loss = 0, sum_best = 0;
   double sum_moves = 0, sum_adv_mean = 0, sum_adv_sd = 0, sum_cos = 0;
+  double sum_vloss = 0, sum_clip = 0, sum_kl = 0;
   for (int e = 0; e < episodes; ++e) {
     const double* r = &all[static_cast<size_t>(e) * row];
     const int gi = static_cast<int>(r[kGraph]);
@@ -276,6 +337,9 @@ IterationStats Trainer::iterate() {
     sum_adv_mean += r[kAdvMean];
     sum_adv_sd += r[kAdvSd];
     sum_cos += r[kGradCos];
+    sum_vloss += r[kValueLoss];
+    sum_clip += r[kClipFraction];
+    sum_kl += r[kKl];
   }
   state_.iteration = it + 1;
   state_.episodes += episodes;
@@ -290,6 +354,9 @@ IterationStats Trainer::iterate() {
   st.adv_mean = sum_adv_mean / episodes;
   st.adv_sd = sum_adv_sd / episodes;
   st.grad_cosine = sum_cos / episodes;
+  st.value_loss = sum_vloss / episodes;
+  st.clip_fraction = sum_clip / episodes;
+  st.kl = sum_kl / episodes;
   st.allreduce_s = reduce_s;
   st.sim_s = sim_s;
   st.policy_s = policy_s;

@@ -42,6 +42,9 @@ struct TrainerState {
   // rate never jumps back up.  lr_to_iteration 0: not set yet.
   int64_t lr_from_iteration = 0, lr_to_iteration = 0;
   double lr_from_value = 0;
+  // The warm-start policy's parameters for the KL term (kl_coef > 0): those at the hand-over
+  // from imitation; empty before it.  Checkpointed as /schedules/kl_reference.
+  std::vector<float> kl_reference;
 };
 
 // The learning rate of iteration `it` under the schedule of `s`.
@@ -55,6 +58,9 @@ struct IterationStats {
   // of steps that moved their op, the best placement seen / start, and the cosine between
   // the gradients of the two halves of each rank's batch (NaN with one episode per rank).
   double adv_mean = 0, adv_sd = 0, move_fraction = 0, best_ratio = 0, grad_cosine = 0;
+  // PPO's value-head error and share of steps whose ratio was clipped (first pass), and the
+  // mean KL to the warm-start policy (0 when off).
+  double value_loss = 0, clip_fraction = 0, kl = 0;
   double episodes_per_s = 0, allreduce_s = 0, iteration_s = 0, sim_s = 0, policy_s = 0;
 };
 
@@ -90,6 +96,7 @@ class Trainer {
   Cluster cluster_;
   Communicator& comm_;
   PolicyNet policy_{nullptr};
+  PolicyNet ref_policy_{nullptr};  // the KL term's warm-start policy, frozen
   std::vector<GraphTensors> tensors_;
   std::vector<std::vector<std::unique_ptr<PlacementEnv>>> envs_;  // per graph
   Adam adam_;

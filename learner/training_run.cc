@@ -44,7 +44,8 @@ class MetricsCsv {
   static constexpr char kHeader[] =
       "iteration,wall_s,episodes,mean_runtime_us,best_runtime_us,mean_ratio_to_start,"
       "baseline,entropy,loss,grad_norm,lr,episodes_per_s,allreduce_s,sim_s,policy_s,"
-      "adv_mean,adv_sd,move_fraction,best_ratio_to_start,grad_cosine";
+      "adv_mean,adv_sd,move_fraction,best_ratio_to_start,grad_cosine,value_loss,clip_fraction,"
+      "kl_to_warm_start";
 
   explicit MetricsCsv(const std::string& path) {
     if (file_exists(path)) upgrade(path);
@@ -61,11 +62,12 @@ class MetricsCsv {
   void row(const IterationStats& s, double wall, int64_t episodes) {
     std::fprintf(out_,
                  "%lld,%.3f,%lld,%.6f,%.6f,%.6f,%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,%.6f,%.6f,%.6f,"
-                 "%.6g,%.6g,%.6f,%.6f,%.6g\n",
+                 "%.6g,%.6g,%.6f,%.6f,%.6g,%.6g,%.4f,%.6g\n",
                  static_cast<long long>(s.iteration), wall, static_cast<long long>(episodes),
                  s.mean_runtime_us, s.best_runtime_us, s.mean_ratio, s.baseline, s.entropy, s.loss,
                  s.grad_norm, s.lr, s.episodes_per_s, s.allreduce_s, s.sim_s, s.policy_s,
-                 s.adv_mean, s.adv_sd, s.move_fraction, s.best_ratio, s.grad_cosine);
+                 s.adv_mean, s.adv_sd, s.move_fraction, s.best_ratio, s.grad_cosine, s.value_loss,
+                 s.clip_fraction, s.kl);
     std::fflush(out_);
   }
 

@@ -174,5 +174,23 @@ png "learned_search PNG" "$tmp/ls.png"
 expect_fail "learned_search: no CSV files" "no CSV files" \
   "$py" "$exp/summarize_learned_search.py" "$tmp/empty_nothing" --md "$tmp/x.md" --png "$tmp/x.png"
 
+# --- summarize_rl_vs_imitation.py: ptb at 2 devices, one training seed, one search seed.
+# Imitation: greedy 0.90, search 0.80; RL: greedy 0.81 (better), search 0.84 (worse):
+# the RL/imitation ratios are 0.900 and 1.050.
+rv=$tmp/rv
+mkdir -p "$rv"
+printf 'graph,method,ratio_to_best_classical\ng0,policy,0.9\ng0,policy-search,0.8\n' > "$rv/ptb-d2-m1-s1-imitation.csv"
+printf 'graph,method,ratio_to_best_classical\ng0,policy,0.81\ng0,policy-search,0.84\n' > "$rv/ptb-d2-m1-s1-rl.csv"
+if "$py" "$exp/summarize_rl_vs_imitation.py" "$rv" 6262 1000 > "$tmp/rv.md" 2> "$tmp/out"; then
+  ok "rl_vs_imitation runs"
+else
+  bad "rl_vs_imitation exit $?:"; cat "$tmp/out"
+fi
+has "rl_vs_imitation: the cell" "$tmp/rv.md" "| ptb | 2 | 0.900 | 0.810 | 1/1 | 0.800 | 0.840 | 0/1 |"
+has "rl_vs_imitation: per seed" "$tmp/rv.md" "| ptb | greedy \`policy\` | 0.900 | 0.900 |"
+has "rl_vs_imitation: per seed, search" "$tmp/rv.md" "| ptb | \`policy-search\` | 1.050 | 1.050 |"
+expect_fail "rl_vs_imitation: no CSVs" "no rl_vs_imitation CSVs" \
+  "$py" "$exp/summarize_rl_vs_imitation.py" "$tmp/empty_nothing" 6262 1000
+
 echo "$passed passed, $failed failed"
 ((failed == 0))

@@ -19,12 +19,38 @@ std::vector<float> random_rows(size_t rows, int f, uint64_t seed) {
   return x;
 }
 
-TEST(MoveScorer, ListwiseGradientMatchesFiniteDifferences) {
+// A 5-6-4 scorer whose biases are nudged off zero, so that no unit sits exactly at a kink.
+MoveScorer nudged_scorer(uint64_t init_seed, uint64_t nudge_seed) {
   MoveScorer s(ScorerShape{5, 6, 4});
-  s.init(3);
-  // Non-zero biases so that no unit sits exactly at a kink.
-  Rng rng(9);
+  s.init(init_seed);
+  Rng rng(nudge_seed);
   for (float& p : s.params()) p += static_cast<float>(0.05 * (rng.uniform01() - 0.5));
+  return s;
+}
+
+// `grad` (weight x the gradient of the loss at `temperature`) against central differences.
+void expect_gradient_matches_differences(MoveScorer& s, const std::vector<float>& x,
+                                         const std::vector<float>& target,
+                                         const std::vector<float>& grad, double weight,
+                                         double temperature, double tolerance) {
+  const size_t rows = target.size();
+  std::vector<float> unused(s.num_params());
+  for (size_t i = 0; i < s.num_params(); ++i) {
+    const float keep = s.params()[i];
+    const float h = 1e-3f;
+    s.params()[i] = keep + h;
+    const double up =
+        s.listwise_loss(x.data(), rows, target.data(), unused.data(), 1.0, nullptr, temperature);
+    s.params()[i] = keep - h;
+    const double down =
+        s.listwise_loss(x.data(), rows, target.data(), unused.data(), 1.0, nullptr, temperature);
+    s.params()[i] = keep;
+    EXPECT_NEAR(grad[i], weight * (up - down) / (2 * h), tolerance) << "parameter " << i;
+  }
+}
+
+TEST(MoveScorer, ListwiseGradientMatchesFiniteDifferences) {
+  MoveScorer s = nudged_scorer(3, 9);
   const size_t rows = 7;
   const std::vector<float> x = random_rows(rows, 5, 4);
   std::vector<float> target(rows, 0.0f);
@@ -35,17 +61,25 @@ TEST(MoveScorer, ListwiseGradientMatchesFiniteDifferences) {
   s.listwise_loss(x.data(), rows, target.data(), grad.data(), 1.0, from_loss.data());
   s.score(x.data(), rows, from_score.data());
   EXPECT_EQ(from_loss, from_score);  // the scores it hands back are score()'s
-  std::vector<float> unused(s.num_params());
-  for (size_t i = 0; i < s.num_params(); ++i) {
-    const float keep = s.params()[i];
-    const float h = 1e-3f;
-    s.params()[i] = keep + h;
-    const double up = s.listwise_loss(x.data(), rows, target.data(), unused.data());
-    s.params()[i] = keep - h;
-    const double down = s.listwise_loss(x.data(), rows, target.data(), unused.data());
-    s.params()[i] = keep;
-    EXPECT_NEAR(grad[i], (up - down) / (2 * h), 2e-3) << "parameter " << i;
-  }
+  expect_gradient_matches_differences(s, x, target, grad, 1.0, 1.0, 2e-3);
+}
+
+// With a temperature the loss is over softmax(scores / T); with a one-hot target this is the
+// -log pi(move) whose gradient REINFORCE weights by the advantage.
+TEST(MoveScorer, TemperedGradientMatchesFiniteDifferences) {
+  MoveScorer s = nudged_scorer(5, 11);
+  const size_t rows = 9;
+  const std::vector<float> x = random_rows(rows, 5, 6);
+  std::vector<float> target(rows, 0.0f);
+  target[4] = 1.0f;
+  const double t = 0.25, weight = -0.7;  // a negative advantage pushes the move down
+  std::vector<float> grad(s.num_params(), 0.0f), unused(s.num_params());
+  s.listwise_loss(x.data(), rows, target.data(), grad.data(), weight, nullptr, t);
+  const double at_one = s.listwise_loss(x.data(), rows, target.data(), unused.data());
+  const double at_t =
+      s.listwise_loss(x.data(), rows, target.data(), unused.data(), 1.0, nullptr, t);
+  EXPECT_NE(at_one, at_t);  // the temperature is applied
+  expect_gradient_matches_differences(s, x, target, grad, weight, t, 8e-3);
 }
 
 TEST(MoveScorer, GradientStepsLowerTheLossAndRankTheTargetFirst) {

@@ -38,6 +38,27 @@ TEST(Advantages, NormalisationCentresAndScales) {
     for (double x : row) EXPECT_EQ(x, 0);
 }
 
+// GAE's two ends: lambda = 1 gives the discounted return minus the value, lambda = 0 the
+// one-step TD error; the value targets are advantage + value.
+TEST(Advantages, GeneralizedAdvantageEstimation) {
+  const Returns rewards = {{1.0, 0.0, 2.0}};
+  const Returns values = {{0.5, 1.0, -1.0}};
+  Returns targets;
+  const double g = 0.9;
+  Returns mc = gae_advantages(rewards, values, g, 1.0, &targets);
+  const double g2 = 2.0, g1 = 0.0 + g * g2, g0 = 1.0 + g * g1;
+  EXPECT_NEAR(mc[0][0], g0 - 0.5, 1e-12);
+  EXPECT_NEAR(mc[0][1], g1 - 1.0, 1e-12);
+  EXPECT_NEAR(mc[0][2], g2 + 1.0, 1e-12);
+  EXPECT_NEAR(targets[0][0], g0, 1e-12);
+  Returns td = gae_advantages(rewards, values, g, 0.0);
+  EXPECT_NEAR(td[0][0], 1.0 + g * 1.0 - 0.5, 1e-12);
+  EXPECT_NEAR(td[0][1], 0.0 + g * -1.0 - 1.0, 1e-12);
+  EXPECT_NEAR(td[0][2], 2.0 - -1.0, 1e-12);
+  Returns mid = gae_advantages(rewards, values, g, 0.5);
+  EXPECT_NEAR(mid[0][1], td[0][1] + g * 0.5 * td[0][2], 1e-12);
+}
+
 TEST(Advantages, CosineSimilarity) {
   EXPECT_NEAR(cosine_similarity({1, 0}, {0, 2}), 0, 1e-12);
   EXPECT_NEAR(cosine_similarity({1, 1}, {2, 2}), 1, 1e-12);

@@ -2,7 +2,8 @@
 # The learned search's trainer under real mpirun: 2 ranks label and train a scorer, write
 # metrics.csv and checkpoints that policy-search places with; a run stopped after epoch 2
 # (as by a preemption) and resumed ends with the same bytes in every dataset as a straight
-# run; a resume with another config is refused; a bad config names the file and field.
+# run; a resume with another config is refused; a bad config names the file and field; RL
+# epochs after the imitation resume exactly too, and can be added to a finished run.
 set -uo pipefail
 bin=$1
 src=$2
@@ -102,6 +103,54 @@ if [ $rc -eq 2 ] && grep -q "bad.yaml" "$tmp/E.out" && grep -q "epochs" "$tmp/E.
   ok "bad config: exit 2 naming file and field"
 else
   bad "bad config: exit $rc"; cat "$tmp/E.out"
+fi
+
+# 6. RL after the imitation: 4 imitation + 2 RL epochs.  Stopped in the RL epochs and
+#    resumed, or added to the finished imitation-only run A (--resume auto rl_epochs=2), the
+#    result has the same bytes as the straight run; epochs cannot change once RL has begun.
+rl=(rl_epochs=2 rl_episodes=2 rl_steps=3 rl_batch=1)
+if actor --run-dir "$tmp/R" "${rl[@]}" > "$tmp/R.out" 2>&1 &&
+   grep -q "ckpt_6.h5" "$tmp/R/checkpoints/LATEST" &&
+   [ "$(grep -c ',rl,' "$tmp/R/metrics.csv")" -eq 2 ] &&
+   head -1 "$tmp/R/metrics.csv" | grep -q "phase,rl_final_to_start,rl_improved"; then
+  ok "RL epochs after the imitation: checkpoint 6, two rl rows in metrics.csv"
+else
+  bad "RL run"; cat "$tmp/R.out"
+fi
+$py "$src/tests/mpi/ckpt_digests.py" "$tmp/R/checkpoints/ckpt_6.h5" | grep -v "^meta" > "$tmp/R.sha"
+PLACETO_TEST_EXIT_AT_ITERATION=0:5 actor --run-dir "$tmp/S" "${rl[@]}" > "$tmp/S1.out" 2>&1
+rc=$?
+if [ $rc -eq 75 ] && actor --run-dir "$tmp/S" --resume auto "${rl[@]}" > "$tmp/S2.out" 2>&1 &&
+   grep -q "resumed at epoch 5" "$tmp/S/logs/rank_0.log" &&
+   ! grep -q "labelled" "$tmp/S2.out"; then
+  $py "$src/tests/mpi/ckpt_digests.py" "$tmp/S/checkpoints/ckpt_6.h5" | grep -v "^meta" > "$tmp/S.sha"
+  if diff -q "$tmp/R.sha" "$tmp/S.sha" > /dev/null; then
+    ok "stopped in the RL epochs and resumed: the same bytes as the straight run"
+  else
+    bad "RL resume differs"; diff "$tmp/R.sha" "$tmp/S.sha" | head
+  fi
+else
+  bad "RL stop/resume: exit $rc"; cat "$tmp/S1.out" "$tmp/S2.out" 2>/dev/null | tail -20
+fi
+if actor --run-dir "$tmp/A" --resume auto "${rl[@]}" > "$tmp/T.out" 2>&1 &&
+   grep -q "ckpt_6.h5" "$tmp/A/checkpoints/LATEST"; then
+  $py "$src/tests/mpi/ckpt_digests.py" "$tmp/A/checkpoints/ckpt_6.h5" | grep -v "^meta" > "$tmp/T.sha"
+  if diff -q "$tmp/R.sha" "$tmp/T.sha" > /dev/null &&
+     head -1 "$tmp/A/metrics.csv" | grep -q "phase" &&
+     [ "$(grep -c ',imitate,' "$tmp/A/metrics.csv")" -eq 4 ]; then
+    ok "RL added to a finished imitation run equals the straight run; metrics.csv gains the columns"
+  else
+    bad "RL added to run A differs"; diff "$tmp/R.sha" "$tmp/T.sha" | head; cat "$tmp/A/metrics.csv"
+  fi
+else
+  bad "adding RL to run A"; cat "$tmp/T.out"
+fi
+if actor --run-dir "$tmp/R" --resume auto "${rl[@]}" epochs=5 > "$tmp/U.out" 2>&1; then
+  bad "changed epochs after RL began"
+elif grep -q "RL has begun" "$tmp/U.out"; then
+  ok "epochs cannot change once RL has begun"
+else
+  bad "epochs message"; cat "$tmp/U.out"
 fi
 
 echo "search_training: $passed passed, $failed failed"
