@@ -13,9 +13,10 @@
 #        experiments/learned_search.sh [OUT (default runs/$NAME)] [T values (default "10 25 30 100 300")]
 #   Writes OUT/*.csv, then experiments/results/$NAME.md and experiments/figures/$NAME.png.
 #   The search's settings were tuned on the seed-4242 graphs; the bar of issue #20 is also
-#   measured on graphs never looked at before (RESULTS.md section 11):
-#     STEPS="timed greedy resim" GRAPH_SEED=5151 NAME=learned_search_fresh experiments/learned_search.sh "" "25 100"  About 30 minutes on 2 cores; run it alone (the
-#   budgets are sized to this machine's speed).
+#   measured on graphs never looked at before (RESULTS.md section 11; 8 minutes):
+#     STEPS="timed greedy resim" GRAPH_SEED=6262 NAME=learned_search_fresh experiments/learned_search.sh "" "25 100"
+#   The default run takes about 35 minutes on 2 cores.  Run it alone: the budgets are times,
+#   so other work on the machine changes the results.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -61,17 +62,24 @@ for family in ptb nmt cifar10; do
 done
 
 # Imported real models (k80 profile): convolutional ones with the cifar10 model, sequence
-# models with the nmt model.
+# models with the nmt model; 5 search seeds, and policy-search with all 3 training seeds.
 if has real && [[ -d runs/real/k80 ]]; then
   for group in conv seq; do
-    model=models/cifar10.h5
-    [[ $group == seq ]] && model=models/nmt.h5
+    model_family=cifar10
+    [[ $group == seq ]] && model_family=nmt
+    model=models/$model_family.h5
     for d in 2 3 4; do
       for t in 100 300; do
-        for seed in 1 2 3; do
+        for seed in 1 2 3 4 5; do
           $bin/placeto compare --graphs runs/real/k80/$group --devices "$d" --seed "$seed" \
             --methods $classical,$learned --checkpoint $model --time-ms "$t" \
             --out "$out/real/$group-d$d-t$t-s$seed.csv" > /dev/null
+          # The other two training seeds' models (runs/search_<family>_s2, _s3).
+          for m in 2 3; do
+            $bin/placeto compare --graphs runs/real/k80/$group --devices "$d" --seed "$seed" \
+              --methods $learned --checkpoint runs/search_${model_family}_s$m/checkpoints \
+              --time-ms "$t" --out "$out/real/$group-d$d-t$t-s$seed-m$m.csv" > /dev/null
+          done
         done
       done
     done
@@ -93,14 +101,20 @@ has greedy && for family in ptb nmt cifar10; do
     done
   done
 done
-if has greedy && [[ -d runs/real/k80 ]]; then
+if has real && [[ -d runs/real/k80 ]]; then  # the real models' greedy rows belong to the real step
   for group in conv seq; do
     model=models/cifar10.h5
     [[ $group == seq ]] && model=models/nmt.h5
+    model_family=cifar10
+    [[ $group == seq ]] && model_family=nmt
     for d in 2 3 4; do
-      for rep in 1 2 3; do
-        $bin/placeto compare --graphs runs/real/k80/$group --devices "$d" --seed "$rep" \
-          --methods policy --checkpoint $model --out "$out/greedy/real-$group-d$d-m1-r$rep.csv" > /dev/null
+      for m in 1 2 3; do
+        model=models/$model_family.h5
+        [[ $m == 1 ]] || model=runs/search_${model_family}_s$m/checkpoints
+        for rep in 1 2 3; do
+          $bin/placeto compare --graphs runs/real/k80/$group --devices "$d" --seed "$rep" \
+            --methods policy --checkpoint $model --out "$out/greedy/real-$group-d$d-m$m-r$rep.csv" > /dev/null
+        done
       done
     done
   done

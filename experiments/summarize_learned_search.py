@@ -5,7 +5,7 @@
 
 Reads OUT/<family>-d<D>-t<T>-s<seed>-m<model seed>.csv (placeto compare at equal time),
 OUT/greedy/<family>-d<D>-m<model seed>-r<repeat>.csv (the greedy policy),
-OUT/sims/<family>-d<D>-b<B>-s<seed>.csv (equal simulations), OUT/real/<group>-d<D>-t<T>-s<seed>.csv
+OUT/sims/<family>-d<D>-b<B>-s<seed>.csv (equal simulations), OUT/real/<group>-d<D>-t<T>-s<seed>[-m<model seed>].csv
 (imported models) and OUT/resim/ (placeto place vs placeto sim).  Ratios are runtime / best
 classical placer (the `ratio_to_best_classical` column), as geometric means over graphs,
 search seeds and model seeds; "vs the better search" divides a method's geometric-mean
@@ -27,7 +27,7 @@ METHODS = CLASSICAL + LEARNED
 TIMED = re.compile(r"(?P<family>[a-z0-9]+)-d(?P<d>\d+)-t(?P<t>[0-9.]+)-s(?P<seed>\d+)-m(?P<m>\d+)\.csv$")
 SIMS = re.compile(r"(?P<family>[a-z0-9]+)-d(?P<d>\d+)-b(?P<b>\d+)-s(?P<seed>\d+)\.csv$")
 GREEDY = re.compile(r"(?P<family>[a-z0-9-]+)-d(?P<d>\d+)-m(?P<m>\d+)-r(?P<r>\d+)\.csv$")
-REAL = re.compile(r"(?P<group>[a-z]+)-d(?P<d>\d+)-t(?P<t>[0-9.]+)-s(?P<seed>\d+)\.csv$")
+REAL = re.compile(r"(?P<group>[a-z]+)-d(?P<d>\d+)-t(?P<t>[0-9.]+)-s(?P<seed>\d+)(-m(?P<m>\d+))?\.csv$")
 FIELDS = ["graph", "method", "runtime_us", "place_ms", "ratio_to_best_classical"]
 
 
@@ -168,8 +168,10 @@ def main():
     # 5. Real models.
     if real:
         md += ["**Imported real models** (k80 training graphs of experiments/import_real_models.sh;",
-               "conv: ResNet-50 and Inception-V3 with models/cifar10.h5; seq: seq2seq and the",
-               "Transformer with models/nmt.h5; 3 search seeds).  Each cell: geometric mean of",
+               "conv: ResNet-50 and Inception-V3 with the cifar10 models; seq: seq2seq and the",
+               "Transformer with the nmt models; classical rows 5 search seeds, learned rows the",
+               "shipped model and the two other training seeds' x 5 search seeds (greedy: x 3",
+               "runs)).  Each cell: geometric mean of",
                "runtime / best classical, then mean place ms.", "",
                "| models | D | T (ms) | " + " | ".join(timed_methods) + " |", "|---|---|---|" + "---|" * len(timed_methods)]
         for group in sorted({k[0] for k in real}):
