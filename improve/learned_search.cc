@@ -266,8 +266,8 @@ ReinforceStats reinforce_moves(const Graph& g, const Cluster& c, const Placement
     bool stale = true;  // the features describe another state than `current`
     for (int t = 0; t < o.steps; ++t) {
       if (stale) {
-        sim.simulate(current);
-        ++st.simulations;
+        // The simulator's latest call was `current` (the episode's start, or the move just
+        // kept): its schedule is the one the features read.
         what_if.compute(sim, current, &features, &moves);
         logits.resize(moves.size());
         scorer.score(features.data(), moves.size(), logits.data());
