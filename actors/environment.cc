@@ -60,6 +60,14 @@ void validate_env_config(const EnvConfig& c, const std::string& source) {
   if (c.memory_penalty_s_per_gb < 0)
     throw_input_error(source, "env.memory_penalty_s_per_gb", "must be >= 0");
   if (!(c.max_mem_gb > 0)) throw_input_error(source, "env.max_mem_gb", "must be > 0");
+  if (c.levels.empty() || c.levels.size() > 8)
+    throw_input_error(source, "env.levels", "must list 1 to 8 levels (ops per group)");
+  for (int ops : c.levels)
+    if (ops < 1)
+      throw_input_error(source, "env.levels",
+                        "ops per group must be >= 1, got " + std::to_string(ops));
+  if (c.passes < 1 || c.passes > 16)
+    throw_input_error(source, "env.passes", "must be in 1..16, got " + std::to_string(c.passes));
 }
 
 PlacementEnv::PlacementEnv(const Graph& graph, const Cluster& cluster, EnvConfig config)
@@ -78,32 +86,66 @@ PlacementEnv::PlacementEnv(const Graph& graph, const Cluster& cluster, EnvConfig
     fixed_start_ = make_placer(name)->place(graph, cluster, opt);  // "best" is registered
     canonical_device_names(graph, cluster, &fixed_start_.device);
   }
-  order_ = graph.topo_order();
-  if (config_.action == ActionUnit::kOpGroup) {
-    const std::vector<int32_t> ids = training_op_groups(graph);
-    std::vector<int32_t> index(static_cast<size_t>(n), -1);  // group id -> dense index
-    group_of_.assign(static_cast<size_t>(n), -1);
-    for (NodeId v : order_) {
+  std::vector<std::vector<int32_t>> level_ids;  // per level, a group id per op
+  if (config_.action == ActionUnit::kOpGroup) level_ids.push_back(training_op_groups(graph));
+  if (config_.action == ActionUnit::kCoarse)
+    for (int ops : config_.levels) {
+      std::vector<int32_t> ids(static_cast<size_t>(n));
+      if (ops <= 1) {
+        std::iota(ids.begin(), ids.end(), 0);
+      } else {
+        ids = coarsen(graph, std::max(1, n / ops)).group;
+      }
+      level_ids.push_back(std::move(ids));
+    }
+  for (const auto& ids : level_ids) {
+    std::vector<int32_t> index(static_cast<size_t>(n), -1);  // group id -> members_ index
+    std::vector<int32_t> level;
+    for (NodeId v : graph.topo_order()) {
       int32_t& g = index[static_cast<size_t>(ids[v])];
       if (g < 0) {
         g = static_cast<int32_t>(members_.size());
         members_.emplace_back();
-        leaders_.push_back(v);
+        level.push_back(g);
       }
-      group_of_[v] = g;
       members_[static_cast<size_t>(g)].push_back(v);
     }
-    order_ = leaders_;
+    levels_.push_back(std::move(level));
   }
+  build_order(nullptr);
   visited_.assign(n, 0);
 }
 
-void PlacementEnv::place_step(Placement* p, NodeId v, int32_t device) const {
-  if (config_.action == ActionUnit::kOp) {
-    p->device[v] = device;
+void PlacementEnv::build_order(std::mt19937_64* rng) {
+  order_.clear();
+  step_group_.clear();
+  if (levels_.empty()) {
+    std::vector<NodeId> walk = graph_.topo_order();
+    if (rng) std::iota(walk.begin(), walk.end(), 0);
+    for (int p = 0; p < config_.passes; ++p) {
+      if (rng) shuffle_in_place(walk, *rng);
+      order_.insert(order_.end(), walk.begin(), walk.end());
+    }
     return;
   }
-  for (NodeId u : members_[static_cast<size_t>(group_of_[v])]) p->device[u] = device;
+  for (const auto& level : levels_) {
+    std::vector<int32_t> walk = level;
+    for (int p = 0; p < config_.passes; ++p) {
+      if (rng) shuffle_in_place(walk, *rng);
+      for (int32_t g : walk) {
+        order_.push_back(members_[static_cast<size_t>(g)].front());
+        step_group_.push_back(g);
+      }
+    }
+  }
+}
+
+void PlacementEnv::place_step(Placement* p, int t, int32_t device) const {
+  if (step_group_.empty()) {
+    p->device[order_[t]] = device;
+    return;
+  }
+  for (NodeId u : members_[static_cast<size_t>(step_group_[t])]) p->device[u] = device;
 }
 
 void canonical_device_names(const Graph& g, const Cluster& cluster, std::vector<int32_t>* device) {
@@ -117,17 +159,41 @@ void canonical_device_names(const Graph& g, const Cluster& cluster, std::vector<
   for (auto& x : *device) x = rename[x];
 }
 
-double PlacementEnv::evaluate() {
-  const SimResult& r = sim_.simulate(placement_);
-  runtime_ = r.runtime_us;
+double PlacementEnv::objective_of(const SimResult& r) const {
   double objective = r.runtime_us;
   if (config_.memory_penalty_s_per_gb > 0) {
     double peak_gb = static_cast<double>(r.max_peak_mem_bytes()) / 1e9;
     double over = std::max(0.0, peak_gb - config_.max_mem_gb);
     objective += 1e6 * config_.memory_penalty_s_per_gb * over;  // seconds -> microseconds
   }
-  objective_ = objective;
   return objective;
+}
+
+double PlacementEnv::evaluate() {
+  const SimResult& r = sim_.simulate(placement_);
+  runtime_ = r.runtime_us;
+  objective_ = objective_of(r);
+  return objective_;
+}
+
+void PlacementEnv::what_if_devices(std::vector<double>* out) const {
+  PLACETO_CHECK(!done());
+  const int d = cluster_.num_devices();
+  if (!what_if_sim_) {
+    what_if_sim_ = std::make_unique<Simulator>(graph_, cluster_);
+    what_if_sim_->set_compute_memory(config_.memory_penalty_s_per_gb > 0);
+  }
+  out->assign(static_cast<size_t>(d), 0.0);
+  const NodeId v = order_[step_];
+  what_if_placement_ = placement_;
+  for (int j = 0; j < d; ++j) {
+    if (step_group_.empty() && placement_.device[v] == j) {
+      (*out)[j] = objective_;  // the move changes nothing
+      continue;
+    }
+    place_step(&what_if_placement_, step_, j);
+    (*out)[j] = objective_of(what_if_sim_->simulate(what_if_placement_));
+  }
 }
 
 void PlacementEnv::reset(std::mt19937_64& rng) {
@@ -138,15 +204,7 @@ void PlacementEnv::reset(std::mt19937_64& rng) {
   } else {
     placement_ = fixed_start_;
   }
-  if (config_.order == NodeOrder::kRandom) {
-    if (config_.action == ActionUnit::kOpGroup) {
-      order_ = leaders_;
-    } else {
-      order_.resize(graph_.num_nodes());
-      std::iota(order_.begin(), order_.end(), 0);
-    }
-    shuffle_in_place(order_, rng);
-  }
+  if (config_.order == NodeOrder::kRandom) build_order(&rng);  // a new order every episode
   std::fill(visited_.begin(), visited_.end(), 0);
   step_ = 0;
   start_objective_ = evaluate();
@@ -172,7 +230,7 @@ void PlacementEnv::note_if_best() {
 Placement PlacementEnv::best_placement() const {
   // Rebuilt from the start and the steps (cheaper than copying every improvement).
   Placement p = start_placement_;
-  for (int t = 0; t < best_step_; ++t) place_step(&p, order_[t], chosen_[t]);
+  for (int t = 0; t < best_step_; ++t) place_step(&p, t, chosen_[t]);
   return p;
 }
 
@@ -181,11 +239,11 @@ double PlacementEnv::step(int device) {
   PLACETO_CHECK(device >= 0 && device < cluster_.num_devices());
   const double before = config_.reward == RewardKind::kIncumbent ? best_objective_ : objective_;
   const NodeId v = order_[step_];
-  place_step(&placement_, v, device);
-  if (config_.action == ActionUnit::kOp) {
+  place_step(&placement_, step_, device);
+  if (step_group_.empty()) {
     visited_[v] += 1;
   } else {
-    for (NodeId u : members_[static_cast<size_t>(group_of_[v])]) visited_[u] += 1;
+    for (NodeId u : members_[static_cast<size_t>(step_group_[step_])]) visited_[u] += 1;
   }
   chosen_.push_back(device);
   ++step_;

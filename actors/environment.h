@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -55,10 +56,14 @@ inline constexpr EnumName<RewardKind> kRewardNames[] = {{RewardKind::kStep, "ste
 // What one step places (env.action).  kOp: one op (the reference).  kOpGroup: a forward op
 // together with its training ops ("<op>/grad", "<op>/update", "<op>/grad_sum";
 // training_op_groups in sim/coarsen.h): the episode visits each group once, at its first op
-// along the order, and the chosen device applies to the whole group.
-enum class ActionUnit { kOp, kOpGroup };
-inline constexpr EnumName<ActionUnit> kActionUnitNames[] = {{ActionUnit::kOp, "op"},
-                                                            {ActionUnit::kOpGroup, "op_group"}};
+// along the order, and the chosen device applies to the whole group.  kCoarse: groups from
+// sim/coarsen.h's coarsen(), level by level (env.levels, coarse to fine): a level of k ops
+// per group places num_ops / k groups, a level of 1 places single ops, so an episode moves
+// whole regions first and refines them after, as a multilevel partitioner does.  Rewards
+// always come from simulating every op.
+enum class ActionUnit { kOp, kOpGroup, kCoarse };
+inline constexpr EnumName<ActionUnit> kActionUnitNames[] = {
+    {ActionUnit::kOp, "op"}, {ActionUnit::kOpGroup, "op_group"}, {ActionUnit::kCoarse, "coarse"}};
 
 struct EnvConfig {
   EpisodeStart start;
@@ -69,6 +74,12 @@ struct EnvConfig {
   bool normalize_reward = true;  // divide rewards by the starting runtime
   RewardKind reward = RewardKind::kStep;
   uint64_t start_seed = 1234;  // seed of the fixed random start placement
+  // Passes over the ops per episode (env.passes): the order is walked this many times, so a
+  // later pass revisits ops that were placed while the rest of the graph was still at the
+  // start.  1 is the reference.
+  int passes = 1;
+  // action coarse: the levels, coarse to fine, as ops per group (each walked `passes` times).
+  std::vector<int> levels{4};
 };
 
 // Throws InputError naming `source` and the field when a value is not allowed.
@@ -88,9 +99,9 @@ class PlacementEnv {
   void reset(std::mt19937_64& rng);
   bool done() const { return step_ >= static_cast<int>(order_.size()); }
   int step_index() const { return step_; }
-  // The op of the current step (with action op_group: the first op of its group).
+  // The op of the current step (with groups: the first op of the step's group).
   NodeId current_node() const { return order_[step_]; }
-  // The ops the steps visit, in order: every op, or one op per group.
+  // The ops the steps visit, in order: every op, or one op per group, `passes` times.
   const std::vector<NodeId>& order() const { return order_; }
   // Places the current node (and with op_group its group) on `device`, simulates, returns
   // the reward.
@@ -118,11 +129,21 @@ class PlacementEnv {
   int num_devices() const { return cluster_.num_devices(); }
   const SimResult& last_sim() const { return sim_.last_result(); }
 
+  // What-if of the current step: out[d] is the objective (microseconds, as objective_us())
+  // of the current placement with the current step's op, or group, moved to device d.  Runs
+  // on a second simulator, so start_us() and last_sim() stay those of the current placement.
+  // Const like a cache: it changes only that simulator's scratch.  REQUIRES: !done().
+  void what_if_devices(std::vector<double>* out) const;
+
  private:
   double evaluate();  // simulates the current placement, returns the objective in us
+  double objective_of(const SimResult& r) const;  // runtime plus the memory penalty, us
   void note_if_best();
-  // The ops a step at op v places: v alone, or v's group.
-  void place_step(Placement* p, NodeId v, int32_t device) const;
+  // Places the ops of step t: its op alone, or its group.
+  void place_step(Placement* p, int t, int32_t device) const;
+  // The steps of an episode (order_, step_group_): `passes` walks of every unit of each level,
+  // shuffled per walk when `rng` is given (env.order: random).
+  void build_order(std::mt19937_64* rng);
 
   const Graph& graph_;
   const Cluster& cluster_;
@@ -130,10 +151,10 @@ class PlacementEnv {
   Simulator sim_;
   Placement fixed_start_;
   Placement placement_;
-  std::vector<NodeId> order_;
-  std::vector<NodeId> leaders_;               // op_group: each group's first op, topological
-  std::vector<int32_t> group_of_;             // op_group: group index of each op
-  std::vector<std::vector<NodeId>> members_;  // op_group: the ops of each group
+  std::vector<NodeId> order_;                 // the op of each step
+  std::vector<int32_t> step_group_;           // groups: the group of each step
+  std::vector<std::vector<NodeId>> members_;  // groups: the ops of each group, topological
+  std::vector<std::vector<int32_t>> levels_;  // groups: each level's groups, by first op
   std::vector<int32_t> visited_;
   int step_ = 0;
   double start_runtime_ = 0, runtime_ = 0, objective_ = 0, start_objective_ = 0;
@@ -142,6 +163,9 @@ class PlacementEnv {
   double best_objective_ = 0, best_runtime_ = 0;
   bool best_memory_ok_ = true;
   int best_step_ = 0;
+  // what_if_devices' simulator (made on first use) and placement scratch.
+  mutable std::unique_ptr<Simulator> what_if_sim_;
+  mutable Placement what_if_placement_;
 };
 
 }  // namespace placeto

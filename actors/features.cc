@@ -2,12 +2,44 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace placeto {
 
-int feature_width(const FeatureConfig& c, int num_devices) {
+int node_feature_width(const FeatureConfig& c, int num_devices) {
   return (c.with_memory ? 6 : 5) + num_devices;
 }
+
+int feature_width(const FeatureConfig& c, int num_devices) {
+  return node_feature_width(c, num_devices) + (c.lookahead ? kLookaheadPerDevice * num_devices : 0);
+}
+
+namespace {
+
+void write_lookahead(const PlacementEnv& env, float* out) {
+  const int d = env.num_devices();
+  std::vector<double> what_if;
+  env.what_if_devices(&what_if);
+  const double now = env.objective_us();
+  const double best = env.best_objective_us();
+  double lowest = what_if[0], spread = 0;
+  for (double r : what_if) {
+    lowest = std::min(lowest, r);
+    spread = std::max(spread, std::fabs(r - now));
+  }
+  const int32_t on = env.placement().device[env.current_node()];
+  for (int j = 0; j < d; ++j) {
+    float* f = out + static_cast<size_t>(j) * kLookaheadPerDevice;
+    const double r = what_if[static_cast<size_t>(j)];
+    f[0] = now > 0 ? static_cast<float>(10 * (r - now) / now) : 0.0f;
+    f[1] = now > 0 ? static_cast<float>(10 * (r - best) / now) : 0.0f;
+    f[2] = spread > 0 ? static_cast<float>((r - now) / spread) : 0.0f;
+    f[3] = r == lowest ? 1.0f : 0.0f;
+    f[4] = on == j ? 1.0f : 0.0f;
+  }
+}
+
+}  // namespace
 
 void build_features(const PlacementEnv& env, const FeatureConfig& c, float* out) {
   const Graph& g = env.graph();
@@ -39,7 +71,11 @@ void build_features(const PlacementEnv& env, const FeatureConfig& c, float* out)
     if (c.with_memory)
       row[k++] = scale(static_cast<double>(g.total_out_bytes(v) + g.param_bytes(v)), max_mem);
     for (int j = 0; j < d; ++j) row[k + j] = dev[v] == j ? 1.0f : 0.0f;
+    k += d;
+    if (c.lookahead) std::fill(row + k, row + w, 0.0f);
   }
+  if (c.lookahead)
+    write_lookahead(env, out + static_cast<size_t>(cur) * w + node_feature_width(c, d));
 }
 
 }  // namespace placeto

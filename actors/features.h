@@ -2,7 +2,14 @@
 // absolute value over the graph (so signed columns stay in [-1, 1] and an all-zero column
 // stays zero).  Columns: cost, output bytes, visited count, is-current flag, start time minus
 // the current node's start time (signed), [output bytes live at the start if with_memory],
-// then a one-hot of the node's current device.  Width 5 + D (6 + D with memory).  No torch.
+// then a one-hot of the node's current device.  Width 5 + D (6 + D with memory).
+//
+// With lookahead, kLookaheadPerDevice more columns per device follow; they are filled only in
+// the current node's row (zero elsewhere) from PlacementEnv::what_if_devices, i.e. what the
+// simulator says each choice of this step would give.  Per device d, with R the current
+// objective, B the best of the episode so far and R_d the objective after the move:
+// 10 (R_d - R) / R, 10 (R_d - B) / R, (R_d - R) / max_j |R_j - R| (0 when no move changes
+// anything), 1 if R_d is the lowest of the R_j, 1 if d is the op's device now.  No torch.
 #pragma once
 
 #include <vector>
@@ -13,11 +20,18 @@ namespace placeto {
 
 struct FeatureConfig {
   bool with_memory = false;
+  bool lookahead = false;
 };
+
+inline constexpr int kLookaheadPerDevice = 5;
+
+// Width of the per-node columns that every row has (the lookahead columns excluded).
+int node_feature_width(const FeatureConfig& c, int num_devices);
 
 int feature_width(const FeatureConfig& c, int num_devices);
 
-// Writes the features of `env`'s current state into out[num_nodes * width] (row-major).
+// Writes the features of `env`'s current state (lookahead: runs D - 1 what-if simulations) into
+// out[num_nodes * width] (row-major).
 void build_features(const PlacementEnv& env, const FeatureConfig& c, float* out);
 
 }  // namespace placeto

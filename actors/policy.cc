@@ -82,7 +82,7 @@ GraphTensors make_graph_tensors(const Graph& g, bool with_levels) {
 
 PolicyNetImpl::PolicyNetImpl(const PolicyConfig& config) : config_(config) {
   tune_malloc_for_tensors();  // every process that runs the network wants it
-  const int64_t f = placeto::feature_width(config.features, config.num_devices);
+  const int64_t f = node_feature_width(config.features, config.num_devices);
   const int64_t h = config.hidden;
   node_transform = register_module("node_transform", torch::nn::Linear(f, h));
   f_fwd = register_module("f_fwd", torch::nn::Linear(h, h));
@@ -97,6 +97,11 @@ PolicyNetImpl::PolicyNetImpl(const PolicyConfig& config) : config_(config) {
   if (config.value_head) {
     value_hidden = register_module("value_hidden", torch::nn::Linear(4 * h, h));
     value_out = register_module("value_out", torch::nn::Linear(h, 1));
+  }
+  if (config.features.lookahead) {
+    lookahead_hidden =
+        register_module("lookahead_hidden", torch::nn::Linear(kLookaheadPerDevice, h));
+    lookahead_out = register_module("lookahead_out", torch::nn::Linear(h, 1));
   }
 }
 
@@ -130,7 +135,9 @@ torch::Tensor PolicyNetImpl::sweep(const torch::Tensor& h0,
 }
 
 torch::Tensor PolicyNetImpl::embed_node_major(const torch::Tensor& x, const GraphTensors& gt) {
-  torch::Tensor h0 = torch::relu(node_transform(x.transpose(0, 1)));  // [N, T, H]
+  const int64_t nodes_width = node_feature_width(config_.features, config_.num_devices);
+  torch::Tensor xn = x.size(2) == nodes_width ? x : x.narrow(2, 0, nodes_width);
+  torch::Tensor h0 = torch::relu(node_transform(xn.transpose(0, 1)));  // [N, T, H]
   torch::Tensor hf, hb;
   if (config_.message_passing == MessagePassing::kRadial) {
     hf = propagate(h0, gt.src, gt.dst, f_fwd, g_fwd);
@@ -203,7 +210,16 @@ torch::Tensor PolicyNetImpl::logits_and_value(const torch::Tensor& x, const torc
     torch::Tensor graph = z.mean(0);  // [T, 2H]
     *values = value_out(torch::relu(value_hidden(torch::cat({graph, own}, 1)))).squeeze(1);
   }
-  return classifier_out(torch::relu(classifier_hidden(feat)));
+  torch::Tensor logits = classifier_out(torch::relu(classifier_hidden(feat)));
+  if (config_.features.lookahead) {
+    const int64_t d = config_.num_devices;
+    const int64_t base = node_feature_width(config_.features, config_.num_devices);
+    torch::Tensor rows = x.index({torch::arange(t), current});  // [T, F]
+    torch::Tensor what_if = rows.narrow(1, base, kLookaheadPerDevice * d)
+                                .reshape({t, d, kLookaheadPerDevice});  // [T, D, K]
+    logits = logits + lookahead_out(torch::relu(lookahead_hidden(what_if))).squeeze(2);
+  }
+  return logits;
 }
 
 std::vector<std::pair<std::string, torch::Tensor>> named_parameters_sorted(PolicyNet& net) {

@@ -9,6 +9,9 @@
 //     ancestors, its descendants, and the nodes that are neither -- optionally only the k
 //     closest in simulated start time), plus the current node's own embedding.
 //  4. A classifier MLP gives one logit per device.
+//  5. With features.lookahead, a small MLP shared by the devices scores each device from its
+//     what-if columns (actors/features.h) and adds that score to the device's logit; the
+//     what-if columns are read from the current node's row only and are not node features.
 //
 // Every op is batched over a leading "step" dimension T, so an episode's (or several
 // episodes') steps go through one forward and one backward.  The weights do not depend on
@@ -92,6 +95,7 @@ class PolicyNetImpl : public torch::nn::Module {
   torch::nn::Linear agg_parents{nullptr}, agg_children{nullptr}, agg_parallel{nullptr};
   torch::nn::Linear classifier_hidden{nullptr}, classifier_out{nullptr};
   torch::nn::Linear value_hidden{nullptr}, value_out{nullptr};
+  torch::nn::Linear lookahead_hidden{nullptr}, lookahead_out{nullptr};
 };
 TORCH_MODULE(PolicyNet);
 

@@ -45,10 +45,18 @@ const std::vector<std::string> kTopKeys = {"family_dir",
                                            "policy",
                                            "env"};
 const std::vector<std::string> kPolicyKeys = {
-    "hidden", "message_passing", "rounds", "parallel_aggregation", "parallel_k", "with_memory"};
-const std::vector<std::string> kEnvKeys = {
-    "start",  "order", "memory_penalty_s_per_gb", "max_mem_gb", "normalize_reward", "start_seed",
-    "reward", "action"};
+    "hidden",     "message_passing", "rounds",   "parallel_aggregation",
+    "parallel_k", "with_memory",     "lookahead"};
+const std::vector<std::string> kEnvKeys = {"start",
+                                           "order",
+                                           "memory_penalty_s_per_gb",
+                                           "max_mem_gb",
+                                           "normalize_reward",
+                                           "start_seed",
+                                           "reward",
+                                           "action",
+                                           "passes",
+                                           "levels"};
 
 void apply_override(YAML::Node root, const std::string& arg) {
   auto eq = arg.find('=');
@@ -160,6 +168,7 @@ TrainConfig parse_train_config(const std::string& yaml_text, const std::string& 
   p.get("parallel_aggregation", &c.policy.parallel_aggregation);
   p.get("parallel_k", &c.policy.parallel_k);
   p.get("with_memory", &c.policy.with_memory);
+  p.get("lookahead", &c.policy.lookahead);
   YamlField e = f.at("env");
   e.check_keys(kEnvKeys);
   if (e.has("start")) c.env.start = parse_episode_start(e.at("start").as_string(), source);
@@ -169,6 +178,14 @@ TrainConfig parse_train_config(const std::string& yaml_text, const std::string& 
   e.get("max_mem_gb", &c.env.max_mem_gb);
   e.get("normalize_reward", &c.env.normalize_reward);
   get_enum(e, "reward", "env.reward", source, kRewardNames, &c.env.reward);
+  e.get("passes", &c.env.passes);
+  if (e.has("levels")) {
+    YamlField l = e.at("levels");
+    if (!l.is_sequence()) l.fail("must be a list of ops per group, e.g. [8, 1]");
+    c.env.levels.clear();
+    for (size_t i = 0; i < l.size(); ++i)
+      c.env.levels.push_back(static_cast<int>(l.at(i).as_int()));
+  }
   if (e.has("start_seed")) c.env.start_seed = static_cast<uint64_t>(e.at("start_seed").as_int());
 
   auto bad = [&](const std::string& key, const std::string& msg) {
@@ -266,6 +283,7 @@ std::string train_config_to_yaml(const TrainConfig& c) {
   out << YAML::Key << "parallel_aggregation" << YAML::Value << c.policy.parallel_aggregation;
   out << YAML::Key << "parallel_k" << YAML::Value << c.policy.parallel_k;
   out << YAML::Key << "with_memory" << YAML::Value << c.policy.with_memory;
+  out << YAML::Key << "lookahead" << YAML::Value << c.policy.lookahead;
   out << YAML::EndMap;
   out << YAML::Key << "env" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "start" << YAML::Value << episode_start_name(c.env.start);
@@ -276,6 +294,8 @@ std::string train_config_to_yaml(const TrainConfig& c) {
   out << YAML::Key << "normalize_reward" << YAML::Value << c.env.normalize_reward;
   out << YAML::Key << "start_seed" << YAML::Value << c.env.start_seed;
   out << YAML::Key << "reward" << YAML::Value << enum_name(c.env.reward, kRewardNames);
+  out << YAML::Key << "passes" << YAML::Value << c.env.passes;
+  out << YAML::Key << "levels" << YAML::Value << YAML::Flow << c.env.levels;
   out << YAML::EndMap << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
 }

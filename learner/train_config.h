@@ -21,6 +21,9 @@ struct PolicyOptions {
   bool parallel_aggregation = true;
   int parallel_k = 0;
   bool with_memory = false;  // memory feature column
+  // What-if columns for the current step and a device-shared head on them (actors/features.h,
+  // actors/policy.h): the policy sees what the simulator says each of its choices gives.
+  bool lookahead = false;
 };
 
 // The baseline subtracted from returns (key `baseline`).  kWindow: b_t = mean return at step

@@ -23,6 +23,7 @@ PolicyConfig make_policy_config(const TrainConfig& c) {
   p.parallel_aggregation = c.policy.parallel_aggregation;
   p.parallel_k = c.policy.parallel_k;
   p.features.with_memory = c.policy.with_memory;
+  p.features.lookahead = c.policy.lookahead;
   p.value_head = c.algorithm == Algorithm::kPpo;
   return p;
 }
@@ -79,7 +80,8 @@ Trainer::Trainer(TrainConfig config, std::vector<NamedGraph> train, Cluster clus
   for (const auto& ng : train_) {
     tensors_.push_back(make_graph_tensors(ng.graph, levels));
     envs_.emplace_back();  // filled on first use, episodes_per_iteration per graph
-    max_nodes_ = std::max(max_nodes_, ng.graph.num_nodes());
+    max_steps_ = std::max(
+        max_steps_, static_cast<int>(PlacementEnv(ng.graph, cluster_, config_.env).order().size()));
   }
   if (config_.imitation_iterations > 0)
     for (const auto& ng : train_)
@@ -162,7 +164,7 @@ IterationStats Trainer::iterate() {
     kKl,
     kReturns
   };
-  const int row = kReturns + max_nodes_;
+  const int row = kReturns + max_steps_;
   std::vector<double> mine(static_cast<size_t>(k) * row, 0.0);
   double sim_s = 0, policy_s = 0, baseline0 = 0;
   // One graph per rank and iteration; its k episodes run in lockstep (batched forward).

@@ -101,7 +101,7 @@ class Trainer {
   std::vector<std::vector<std::unique_ptr<PlacementEnv>>> envs_;  // per graph
   Adam adam_;
   TrainerState state_;
-  int max_nodes_ = 0;
+  int max_steps_ = 0;                          // the longest episode's steps
   std::vector<std::vector<int32_t>> teacher_;  // per train graph, when imitating
 };
 

@@ -129,6 +129,117 @@ TEST(Environment, GroupActionsMoveAnOpWithItsTrainingOps) {
   }
 }
 
+// env.passes: the order is walked that many times (the random order anew each pass), and the
+// best placement is rebuilt across passes.
+TEST(Environment, PassesWalkTheOrderAgain) {
+  Graph g = make_random_graph(30, 4);
+  Cluster c = default_cluster(3);
+  for (NodeOrder order : {NodeOrder::kTopo, NodeOrder::kRandom}) {
+    EnvConfig cfg;
+    cfg.order = order;
+    cfg.passes = 3;
+    PlacementEnv env(g, c, cfg);
+    std::mt19937_64 rng(4), moves(9);
+    env.reset(rng);
+    ASSERT_EQ(env.order().size(), 90u);
+    while (!env.done()) env.step(static_cast<int>(moves() % 3));
+    for (NodeId v = 0; v < g.num_nodes(); ++v) EXPECT_EQ(env.visited()[v], 3);
+    const std::vector<NodeId> first(env.order().begin(), env.order().begin() + 30);
+    const std::vector<NodeId> second(env.order().begin() + 30, env.order().begin() + 60);
+    if (order == NodeOrder::kTopo) {
+      EXPECT_EQ(first, second);
+    } else {
+      EXPECT_NE(first, second);
+    }
+    Simulator sim(g, c);
+    EXPECT_DOUBLE_EQ(sim.simulate(env.best_placement()).runtime_us, env.best_runtime_us());
+  }
+  EnvConfig bad;
+  bad.passes = 0;
+  try {
+    validate_env_config(bad, "run.yaml");
+    FAIL() << "accepted passes 0";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("env.passes"), std::string::npos) << e.what();
+  }
+}
+
+// what_if_devices: the objective of each device choice for the current step, as a direct
+// simulation of the moved placement gives it, without disturbing the environment's own
+// simulation (start times, last result).
+TEST(Environment, WhatIfIsTheSimulatedObjectiveOfEachChoice) {
+  Graph g = make_random_graph(30, 6);
+  Cluster c = default_cluster(3);
+  for (ActionUnit action : {ActionUnit::kOp, ActionUnit::kOpGroup, ActionUnit::kCoarse}) {
+    EnvConfig cfg;
+    cfg.action = action;
+    PlacementEnv env(g, c, cfg);
+    std::mt19937_64 rng(2), moves(3);
+    env.reset(rng);
+    Simulator sim(g, c);
+    bool differ = false;
+    while (!env.done()) {
+      const std::vector<double> starts = env.start_us();
+      const double now = env.objective_us();
+      std::vector<double> what_if;
+      env.what_if_devices(&what_if);
+      ASSERT_EQ(what_if.size(), 3u);
+      EXPECT_EQ(env.start_us(), starts);
+      EXPECT_EQ(env.objective_us(), now);
+      for (int d = 0; d < 3; ++d) {
+        PlacementEnv copy(g, c, cfg);  // the same step taken by a second environment
+        std::mt19937_64 rng2(2);
+        copy.reset(rng2);
+        Placement p = env.placement();
+        for (int t = 0; t < env.step_index(); ++t) copy.step(p.device[copy.current_node()]);
+        copy.step(d);
+        EXPECT_DOUBLE_EQ(what_if[d], copy.objective_us()) << "step " << env.step_index();
+        differ = differ || what_if[d] != now;
+      }
+      env.step(static_cast<int>(moves() % 3));
+      if (env.step_index() > 6) break;
+    }
+    EXPECT_TRUE(differ) << "no choice changed the runtime: the test shows nothing";
+  }
+}
+
+// env.action coarse: each level of env.levels walks groups of sim/coarsen's coarsen() (a
+// level of 1: single ops), coarse to fine; every op is placed once per level and pass, a step
+// moves its whole group, and the best placement is rebuilt across the levels.
+TEST(Environment, CoarseLevelsMoveGroupsThenOps) {
+  Graph g = make_random_graph(48, 5);
+  Cluster c = default_cluster(3);
+  EnvConfig cfg;
+  cfg.action = ActionUnit::kCoarse;
+  cfg.levels = {8, 1};
+  cfg.passes = 2;
+  PlacementEnv env(g, c, cfg);
+  std::mt19937_64 rng(1), moves(7);
+  env.reset(rng);
+  const size_t coarse_steps = env.order().size() - 2 * 48;
+  EXPECT_GE(coarse_steps, 2u * 2);  // at least 2 groups, twice
+  EXPECT_LE(coarse_steps, 2u * 6);  // coarsen() makes at most 48 / 8 groups
+  EXPECT_EQ(coarse_steps % 2, 0u);
+  // The first coarse step moves several ops at once.
+  const Placement before = env.placement();
+  env.step((before.device[env.current_node()] + 1) % 3);
+  int moved = 0;
+  for (NodeId v = 0; v < 48; ++v) moved += env.placement().device[v] != before.device[v];
+  EXPECT_GT(moved, 1);
+  while (!env.done()) env.step(static_cast<int>(moves() % 3));
+  for (NodeId v = 0; v < 48; ++v) EXPECT_EQ(env.visited()[v], 4) << v;  // 2 levels x 2 passes
+  Simulator sim(g, c);
+  EXPECT_DOUBLE_EQ(sim.simulate(env.best_placement()).runtime_us, env.best_runtime_us());
+  EnvConfig bad = cfg;
+  bad.levels = {8, 0};
+  try {
+    validate_env_config(bad, "run.yaml");
+    FAIL() << "accepted a level of 0 ops";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("env.levels"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Environment, StartsAreParsedOnceWithTheAllowedNames) {
   EXPECT_EQ(parse_episode_start("placer:best", "run.yaml").placer, "best");
   EXPECT_EQ(parse_episode_start("all_zero", "run.yaml").kind, StartKind::kAllZero);

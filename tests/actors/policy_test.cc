@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "actors/environment.h"
 #include "actors/features.h"
 #include "actors/rollout.h"
@@ -12,14 +14,22 @@
 namespace placeto {
 namespace {
 
-TEST(Features, ColumnsAreNormalisedAndSigned) {
+// A 20-op graph at 3 devices, two steps into an episode.
+struct TwoStepsIn {
   Graph g = make_random_graph(20, 3);
   Cluster c = default_cluster(3);
-  PlacementEnv env(g, c, EnvConfig{});
-  std::mt19937_64 rng(1);
-  env.reset(rng);
-  env.step(1);
-  env.step(2);
+  PlacementEnv env{g, c, EnvConfig{}};
+  TwoStepsIn() {
+    std::mt19937_64 rng(1);
+    env.reset(rng);
+    env.step(1);
+    env.step(2);
+  }
+};
+
+TEST(Features, ColumnsAreNormalisedAndSigned) {
+  TwoStepsIn state;
+  PlacementEnv& env = state.env;
   FeatureConfig fc;
   const int w = feature_width(fc, 3);
   ASSERT_EQ(w, 8);
@@ -43,6 +53,58 @@ TEST(Features, ColumnsAreNormalisedAndSigned) {
   EXPECT_EQ(current, 1);
   EXPECT_FLOAT_EQ(std::max(-min_dt, max_dt), 1.0f);  // divided by max |x|
   EXPECT_EQ(x[env.current_node() * w + 4], 0.0f);
+}
+
+// Lookahead columns: only the current node's row has them; they are the what-if objectives
+// of the step, and the policy's logits follow them (the shared head reads them, the node
+// transform does not).
+TEST(Features, LookaheadColumnsDescribeEachChoiceOfTheStep) {
+  TwoStepsIn state;
+  const Graph& g = state.g;
+  PlacementEnv& env = state.env;
+  FeatureConfig fc;
+  fc.lookahead = true;
+  const int base = node_feature_width(fc, 3);
+  const int w = feature_width(fc, 3);
+  ASSERT_EQ(w, base + 3 * kLookaheadPerDevice);
+  std::vector<float> x(20 * w);
+  build_features(env, fc, x.data());
+  std::vector<double> what_if;
+  env.what_if_devices(&what_if);
+  const double now = env.objective_us();
+  const double lowest = *std::min_element(what_if.begin(), what_if.end());
+  for (int v = 0; v < 20; ++v) {
+    if (v == env.current_node()) continue;
+    for (int k = base; k < w; ++k) EXPECT_EQ(x[v * w + k], 0.0f) << v;
+  }
+  const float* row = &x[env.current_node() * w + base];
+  for (int d = 0; d < 3; ++d) {
+    const float* f = row + d * kLookaheadPerDevice;
+    EXPECT_NEAR(f[0], 10 * (what_if[d] - now) / now, 1e-5);
+    EXPECT_NEAR(f[1], 10 * (what_if[d] - env.best_objective_us()) / now, 1e-5);
+    EXPECT_GE(f[2], -1.0f);
+    EXPECT_LE(f[2], 1.0f);
+    EXPECT_EQ(f[3], what_if[d] == lowest ? 1.0f : 0.0f);
+    EXPECT_EQ(f[4], env.placement().device[env.current_node()] == d ? 1.0f : 0.0f);
+  }
+
+  torch::manual_seed(0);
+  PolicyConfig pc;
+  pc.num_devices = 3;
+  pc.features = fc;
+  PolicyNet net(pc);
+  GraphTensors gt = make_graph_tensors(g, false);
+  torch::Tensor xt = torch::from_blob(x.data(), {1, 20, w}).clone();
+  torch::Tensor cur = torch::tensor({static_cast<int64_t>(env.current_node())}, torch::kInt64);
+  torch::Tensor before = net->forward(xt, cur, gt);
+  torch::Tensor other = xt.clone();
+  other.index_put_({0, (env.current_node() + 1) % 20, base}, 5.0f);  // not the current row
+  EXPECT_TRUE(torch::equal(net->forward(other, cur, gt), before));
+  other = xt.clone();
+  other.index_put_({0, env.current_node(), base + kLookaheadPerDevice + 3}, 7.0f);
+  torch::Tensor after = net->forward(other, cur, gt);
+  EXPECT_FALSE(torch::allclose(after.select(1, 1), before.select(1, 1)));
+  EXPECT_TRUE(torch::allclose(after.select(1, 0), before.select(1, 0)));  // device 0's own
 }
 
 TEST(Policy, SameWeightsPlaceAnySizeAndRefuseOtherDeviceCounts) {

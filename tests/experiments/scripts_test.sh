@@ -192,5 +192,23 @@ has "rl_vs_imitation: per seed, search" "$tmp/rv.md" "| ptb | \`policy-search\` 
 expect_fail "rl_vs_imitation: no CSVs" "no rl_vs_imitation CSVs" \
   "$py" "$exp/summarize_rl_vs_imitation.py" "$tmp/empty_nothing" 6262 1000
 
+# --- summarize_rl_after_imitation.py: one seed, two graphs.  Imitation greedy 0.9 and 1.1
+# (geometric mean 0.995), RL 0.81 and 0.99 (0.895): ratio 0.900, better.  Best of 8: RL worse.
+ra=$tmp/ra/s1
+mkdir -p "$ra"
+hdr='graph,method,feasible,place_ms,ratio_to_best_classical'
+printf '%s\ng0,policy-greedy,true,50,0.9\ng1,policy-greedy,true,50,1.1\ng0,policy-best-of-8,true,150,0.8\ng1,policy-best-of-8,true,150,0.8\n' "$hdr" > "$ra/eval_imitation.csv"
+printf '%s\ng0,policy-greedy,true,40,0.81\ng1,policy-greedy,true,60,0.99\ng0,policy-best-of-8,true,150,0.9\ng1,policy-best-of-8,false,150,0.1\n' "$hdr" > "$ra/eval_rl.csv"
+if "$py" "$exp/summarize_rl_after_imitation.py" "$tmp/ra" 1 > "$tmp/ra.md" 2> "$tmp/out"; then
+  ok "rl_after_imitation runs"
+else
+  bad "rl_after_imitation exit $?:"; cat "$tmp/out"
+fi
+has "rl_after_imitation: greedy row" "$tmp/ra.md" "| 1 | greedy | 0.995 | 0.895 | 0.900 | 60 |"
+has "rl_after_imitation: infeasible rows left out" "$tmp/ra.md" "| 1 | best of 8 | 0.800 | 0.900 | 1.125 | 150 |"
+has "rl_after_imitation: count" "$tmp/ra.md" "greedy: RL after imitation better on 1 of 1 seeds"
+expect_fail "rl_after_imitation: missing report" "No such file" \
+  "$py" "$exp/summarize_rl_after_imitation.py" "$tmp/empty_nothing" 1
+
 echo "$passed passed, $failed failed"
 ((failed == 0))

@@ -178,5 +178,17 @@ expect_fail "resume with a different policy config" "policy.hidden" \
   iterations=6 policy.hidden=8
 [[ ! -e $tmp/x.csv ]] && ok "no report written on errors" || bad "a report was written"
 
+# The Placeto policies shipped in models/ load (checksum, config with policy.lookahead and
+# coarse levels) and place graphs they were not trained on.
+for m in ptb nmt; do
+  if "$bin/placeto" eval --checkpoint "$src/models/placeto_rl_$m.h5" --graphs "$fam" --split test \
+    --samples 1 --methods metis --anneal-budget 50 --out "$tmp/shipped_$m.csv" > "$tmp/out" 2>&1 &&
+    [[ $(grep -c '^[^,]*,policy-greedy,3,' "$tmp/shipped_$m.csv") == 2 ]]; then
+    ok "models/placeto_rl_$m.h5 places the 2 test graphs"
+  else
+    bad "models/placeto_rl_$m.h5:"; cat "$tmp/out"
+  fi
+done
+
 echo "eval_cli_test: $passed passed, $failed failed"
 ((failed == 0))
