@@ -79,9 +79,11 @@ Trainer::Trainer(TrainConfig config, std::vector<NamedGraph> train, Cluster clus
   const bool levels = config_.policy.message_passing == MessagePassing::kSweep;
   for (const auto& ng : train_) {
     tensors_.push_back(make_graph_tensors(ng.graph, levels));
-    envs_.emplace_back();  // filled on first use, episodes_per_iteration per graph
-    max_steps_ = std::max(
-        max_steps_, static_cast<int>(PlacementEnv(ng.graph, cluster_, config_.env).order().size()));
+    // A pool of environments per graph, filled up to episodes_per_iteration on first use; its
+    // first one is made here, since its order gives the graph's episode length.
+    envs_.emplace_back();
+    envs_.back().push_back(std::make_unique<PlacementEnv>(ng.graph, cluster_, config_.env));
+    max_steps_ = std::max(max_steps_, static_cast<int>(envs_.back().front()->order().size()));
   }
   if (config_.imitation_iterations > 0)
     for (const auto& ng : train_)
