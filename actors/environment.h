@@ -103,8 +103,8 @@ class PlacementEnv {
   NodeId current_node() const { return order_[step_]; }
   // The ops the steps visit, in order: every op, or one op per group, `passes` times.
   const std::vector<NodeId>& order() const { return order_; }
-  // Places the current node (and with op_group its group) on `device`, simulates, returns
-  // the reward.
+  // Places the current step's op (with groups: its whole group) on `device`, simulates,
+  // returns the reward.
   double step(int device);
 
   const Placement& placement() const { return placement_; }
