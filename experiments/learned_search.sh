@@ -87,7 +87,7 @@ if has real && [[ -d runs/real/k80 ]]; then
   echo "real models done"
 fi
 
-# The greedy learned improvement (`--method policy` with a learned-search checkpoint): no time
+# The greedy learned improvement (`--method scorer-greedy`): no time
 # budget, deterministic; run 5 times per graph for its placement time.
 has greedy && for family in ptb nmt cifar10; do
   for d in 2 3 4; do
@@ -96,7 +96,7 @@ has greedy && for family in ptb nmt cifar10; do
       [[ $m == 1 ]] || model=runs/search_${family}_s$m/checkpoints
       for rep in 1 2 3 4 5; do
         $bin/placeto compare --graphs "$out/$family/graphs" --devices "$d" --seed "$rep" \
-          --methods policy --checkpoint $model --out "$out/greedy/$family-d$d-m$m-r$rep.csv" > /dev/null
+          --methods scorer-greedy --checkpoint $model --out "$out/greedy/$family-d$d-m$m-r$rep.csv" > /dev/null
       done
     done
   done
@@ -113,7 +113,7 @@ if has real && [[ -d runs/real/k80 ]]; then  # the real models' greedy rows belo
         [[ $m == 1 ]] || model=runs/search_${model_family}_s$m/checkpoints
         for rep in 1 2 3; do
           $bin/placeto compare --graphs runs/real/k80/$group --devices "$d" --seed "$rep" \
-            --methods policy --checkpoint $model --out "$out/greedy/real-$group-d$d-m$m-r$rep.csv" > /dev/null
+            --methods scorer-greedy --checkpoint $model --out "$out/greedy/real-$group-d$d-m$m-r$rep.csv" > /dev/null
         done
       done
     done

@@ -77,11 +77,11 @@ def main():
                   (GREEDY, lambda m, r: (m["family"], int(m["d"]))))
     greedy_by_model = read(os.path.join(a.out, "greedy", "*.csv"),
                            (GREEDY, lambda m, r: (m["family"], int(m["d"]), int(m["m"]))))
-    for k in [k for k in timed if k[3] == "policy"]:
+    for k in [k for k in timed if k[3] in ("policy", "scorer-greedy")]:
         del timed[k]
-    for k in [k for k in by_model if k[3] == "policy"]:
+    for k in [k for k in by_model if k[3] in ("policy", "scorer-greedy")]:
         del by_model[k]
-    for k in [k for k in real if k[3] == "policy"]:
+    for k in [k for k in real if k[3] in ("policy", "scorer-greedy")]:
         del real[k]
     if not timed:
         raise plotlib.InputError(f"{a.out}: no CSV files")

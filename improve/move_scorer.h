@@ -3,7 +3,7 @@
 // scores are logits of a softmax over the moves of one placement.  Because a move is scored
 // from its own row, the same parameters apply to any device count and any cluster.
 //
-// Plain C++ on a flat parameter vector (the layout of learner/adam.h): a forward over ~1000
+// Plain C++ on a flat parameter vector (the layout of training/adam.h): a forward over ~1000
 // pairs takes well under a millisecond, so placing needs no LibTorch, and training computes
 // the gradient of the listwise loss by hand (tests/improve/move_scorer_test.cc checks it
 // against finite differences).  Not thread-safe (scratch buffers); one per thread.

@@ -1,7 +1,6 @@
 #include "improve/search_placers.h"
 
 #include <chrono>
-#include <filesystem>
 #include <optional>
 
 #include "common/checkpoint/checkpoint_store.h"
@@ -13,21 +12,6 @@
 
 namespace placeto {
 namespace {
-
-CheckpointData read_any(const std::string& path, std::string* file) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  *file = path;
-  if (fs::is_directory(path, ec) || fs::path(path).filename() == "LATEST") {
-    std::string dir = fs::is_directory(path, ec) ? path : fs::path(path).parent_path().string();
-    if (dir.empty()) dir = ".";
-    CheckpointStore store(dir);
-    std::optional<CheckpointData> data = store.load_latest(file);
-    if (!data) throw InputError(path + ": no checkpoint found");
-    return *data;
-  }
-  return read_checkpoint_file(path);
-}
 
 double ms_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
@@ -104,28 +88,30 @@ class AutoPlacer : public Placer {
 
 LoadedScorer load_scorer(const std::string& path) {
   LoadedScorer s;
-  CheckpointData data = read_any(path, &s.path);
+  const CheckpointData data = read_checkpoint_any(path, &s.path);
+  if (data.model.count("scorer/w1") == 0)
+    throw InputError(s.path +
+                     ": not a learned-search checkpoint (no /model/scorer); a Placeto policy "
+                     "checkpoint places with --method policy");
   s.scorer = MoveScorer::from_checkpoint(data, s.path);
   s.config_yaml = data.config_yaml;
   return s;
 }
 
-bool is_learned_search_checkpoint(const std::string& path) {
-  try {
-    std::string file;
-    const CheckpointData data = read_any(path, &file);
-    return data.model.count("scorer/w1") > 0;
-  } catch (const std::exception&) {
-    return false;
-  }
-}
-
-std::unique_ptr<Placer> make_learned_improvement_placer(const std::string& checkpoint) {
-  return std::make_unique<LearnedPlacer>("policy", load_scorer(checkpoint), true);
-}
-
 void register_learned_search_placers() {
   if (find_placer("policy-search")) return;
+  PlacerInfo greedy;
+  greedy.name = "scorer-greedy";
+  greedy.summary =
+      "learned greedy improvement: the best fast placement walked by the improving moves a "
+      "learned-search checkpoint ranks first (--checkpoint)";
+  greedy.kind = PlacerKind::kLearned;
+  greedy.takes_budget = true;
+  greedy.needs_checkpoint = true;
+  greedy.make = [](const PlacerOptions& o) -> std::unique_ptr<Placer> {
+    return std::make_unique<LearnedPlacer>("scorer-greedy", load_scorer(o.checkpoint), true);
+  };
+  register_placer(greedy);
   PlacerInfo ps;
   ps.name = "policy-search";
   ps.summary =

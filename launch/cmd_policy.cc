@@ -1,6 +1,6 @@
-// The commands that need LibTorch: `placeto train` (single-process training) and `placeto
-// eval` (zero-shot placement of a directory of graphs by a checkpoint, next to every classical
-// placer, through the evaluation protocol); and the learned placers' registration.
+// The command that needs LibTorch: `placeto eval` (zero-shot placement of a directory of graphs
+// by a Placeto checkpoint, next to every classical placer, through the evaluation protocol);
+// and the registration of the Placeto policy's placers.
 #include <torch/torch.h>
 
 #include <cmath>
@@ -8,14 +8,11 @@
 #include <iostream>
 #include <memory>
 
-#include "common/comm/inproc/inproc_communicator.h"
 #include "common/error.h"
 #include "common/files.h"
 #include "common/progress.h"
 #include "launch/commands.h"
 #include "learner/policy_io.h"
-#include "learner/search_training.h"
-#include "learner/training_run.h"
 #include "sim/graph_io.h"
 #include "sim/graph_set.h"
 #include "sim/placers/protocol.h"
@@ -123,22 +120,6 @@ void run_eval(const EvalArgs& a) {
 }  // namespace
 
 void register_learning_commands(CLI::App& app) {
-  auto opts = std::make_shared<RunOptions>();
-  CLI::App* train =
-      app.add_subcommand("train", "Train a policy in one process (MPI: placeto_actor)");
-  train->add_option("--config", opts->config_path, "Training config (YAML)")->required();
-  train->add_option("--run-dir", opts->run_dir, "Run directory")->required();
-  train->add_option("--resume", opts->resume, "none, auto (from LATEST) or a checkpoint path");
-  train->add_option("overrides", opts->overrides, "Config overrides key=value");
-  train->callback([opts] {
-    torch::set_num_threads(1);
-    read_run_environment(opts.get());
-    std::unique_ptr<Communicator> comm = make_single_rank_communicator();
-    int rc = is_search_training_config(opts->config_path) ? run_search_training(*opts, *comm)
-                                                          : run_training(*opts, *comm);
-    if (rc != kExitDone) throw CLI::RuntimeError(rc);
-  });
-
   auto ea = std::make_shared<EvalArgs>();
   CLI::App* ev = app.add_subcommand(
       "eval",

@@ -2,11 +2,11 @@
 // rank 0 is also the learner's bookkeeper (metrics, checkpoints).  Run it as
 //   mpirun -np 64 placeto_actor --config experiments/configs/ptb.yaml --run-dir runs/ptb
 //       [--resume auto] [key=value ...]
-// or directly as one process.  Exit codes: 0 done, 2 bad input, 3 internal error,
-// 75 stopped by SIGTERM/SIGUSR1 after a checkpoint (run again with --resume auto).
+// or directly as one process.  The config names the trainer (training/trainers.h): the
+// Placeto policy, or with the top-level key search_policy the learned search's scorer.
+// Exit codes: 0 done, 2 bad input, 3 internal error, 75 stopped by SIGTERM/SIGUSR1 after a
+// checkpoint (run again with --resume auto).
 #include <signal.h>
-#include <spdlog/spdlog.h>
-#include <torch/torch.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -14,10 +14,9 @@
 
 #include "common/comm/factory.h"
 #include "common/error.h"
-#include "learner/search_training.h"
-#include "learner/train_config.h"
-#include "learner/training_run.h"
+#include "launch/commands.h"
 #include "placeto/config.h"
+#include "training/trainers.h"
 
 namespace {
 
@@ -44,26 +43,18 @@ int main(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
       return mpi.world_rank() == 0 ? app.exit(e) : (e.get_exit_code() ? 2 : 0);
     }
-    torch::set_num_threads(1);
     struct sigaction sa {};
     sa.sa_handler = on_stop_signal;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGTERM, &sa, nullptr);
     sigaction(SIGUSR1, &sa, nullptr);
-    // A learned-search config (top-level key search_policy) trains the move scorer.
-    const bool search = placeto::is_search_training_config(opts.config_path);
-    placeto::CommOptions co;
-    co.deterministic = true;
-    if (!search) {
-      placeto::TrainConfig cfg = placeto::load_train_config(opts.config_path, opts.overrides);
-      co.backend = placeto::enum_name(cfg.comm, placeto::kCommBackendNames);
-      co.timeout_s = cfg.collective_timeout_s;
-    }
-    auto comm = placeto::make_communicator(co, mpi);
+    placeto::register_trainers();
+    const placeto::TrainerInfo& trainer = placeto::trainer_for_config(opts.config_path);
+    auto comm = placeto::make_communicator(trainer.comm_options(opts), mpi);
     int rc;
     try {
       placeto::read_run_environment(&opts);
-      rc = search ? placeto::run_search_training(opts, *comm) : placeto::run_training(opts, *comm);
+      rc = trainer.run(opts, *comm);
     } catch (const placeto::Error& e) {
       std::cerr << "placeto_actor: rank " << comm->rank() << ": error: " << e.what() << std::endl;
       if (comm->size() > 1) comm->abort(2, e.what());

@@ -23,11 +23,13 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
   placeto::register_learned_placers();  // before the commands: their --help lists them
   placeto::register_learned_search_placers();
+  placeto::register_trainers();
   placeto::register_sim_command(app);
   placeto::register_ckpt_info_command(app);
   placeto::register_place_command(app);
   placeto::register_compare_command(app);
   placeto::register_import_command(app);
+  placeto::register_train_command(app);
   placeto::register_learning_commands(app);
   placeto::register_generate_command(app);
   placeto::register_coarsen_command(app);

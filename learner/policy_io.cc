@@ -1,10 +1,7 @@
 #include "learner/policy_io.h"
 
-#include <filesystem>
-
 #include "common/checkpoint/checkpoint_store.h"
 #include "common/error.h"
-#include "improve/search_placers.h"
 #include "learner/checkpointing.h"
 #include "learner/param_vector.h"
 #include "learner/trainer.h"
@@ -13,24 +10,17 @@
 namespace placeto {
 
 LoadedPolicy load_policy(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::optional<CheckpointData> data;
-  std::string file = path;
-  std::error_code ec;
-  if (fs::is_directory(path, ec) || fs::path(path).filename() == "LATEST") {
-    std::string dir = fs::is_directory(path, ec) ? path : fs::path(path).parent_path().string();
-    if (dir.empty()) dir = ".";
-    CheckpointStore store(dir);
-    data = store.load_latest(&file);
-    if (!data) throw InputError(path + ": no checkpoint found");
-  } else {
-    data = read_checkpoint_file(path);
-  }
+  std::string file;
+  const CheckpointData data = read_checkpoint_any(path, &file);
+  if (data.model.count("scorer/w1") > 0)
+    throw InputError(file +
+                     ": a learned-search scorer checkpoint, not a Placeto policy: place with "
+                     "--method scorer-greedy, policy-search or auto");
   LoadedPolicy lp;
   lp.path = file;
-  lp.config = parse_train_config(data->config_yaml, file + " (/meta config_yaml)", {});
+  lp.config = parse_train_config(data.config_yaml, file + " (/meta config_yaml)", {});
   lp.net = PolicyNet(make_policy_config(lp.config));
-  std::vector<float> params = params_from_checkpoint(*data, param_layout(lp.net), file);
+  std::vector<float> params = params_from_checkpoint(data, param_layout(lp.net), file);
   set_flat_params(lp.net, params);
   lp.net->eval();
   return lp;
@@ -74,15 +64,14 @@ void register_policy_placers() {
   if (find_placer("policy")) return;
   PlacerInfo policy;
   policy.name = "policy";
-  policy.summary = "a trained policy (--checkpoint): best of --samples episodes (1 = greedy)";
+  policy.summary =
+      "the Placeto policy of a checkpoint (--checkpoint): best of --samples episodes (1 = "
+      "greedy)";
   policy.kind = PlacerKind::kLearned;
   policy.stochastic = true;
   policy.takes_samples = true;
   policy.needs_checkpoint = true;
   policy.make = [](const PlacerOptions& o) -> std::unique_ptr<Placer> {
-    // A learned-search checkpoint (improve/): the greedy learned improvement.
-    if (is_learned_search_checkpoint(o.checkpoint))
-      return make_learned_improvement_placer(o.checkpoint);
     return make_policy_placer(setup_from_checkpoint(o.checkpoint));
   };
   register_placer(policy);

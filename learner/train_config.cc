@@ -8,6 +8,7 @@
 #include "common/files.h"
 #include "common/yaml_util.h"
 #include "sim/placers/registry.h"
+#include "training/config_overrides.h"
 
 namespace placeto {
 
@@ -58,49 +59,7 @@ const std::vector<std::string> kEnvKeys = {"start",
                                            "passes",
                                            "levels"};
 
-void apply_override(YAML::Node root, const std::string& arg) {
-  auto eq = arg.find('=');
-  if (eq == std::string::npos || eq == 0)
-    throw InputError("command line: override '" + arg + "' is not of the form key=value");
-  std::string key = arg.substr(0, eq), value = arg.substr(eq + 1);
-  std::vector<std::string> parts;
-  std::stringstream ss(key);
-  for (std::string p; std::getline(ss, p, '.');) parts.push_back(p);
-  const std::vector<std::string>* known = &kTopKeys;
-  if (parts.size() > 2) throw InputError("command line: override key '" + key + "' is too deep");
-  if (parts.size() == 2) {
-    if (parts[0] == "policy")
-      known = &kPolicyKeys;
-    else if (parts[0] == "env")
-      known = &kEnvKeys;
-    else
-      throw InputError("command line: '" + parts[0] + "' has no sub-keys (in '" + key + "')");
-  }
-  const std::string& leaf = parts.back();
-  bool ok = false;
-  for (const auto& k : *known) ok = ok || k == leaf;
-  if (!ok || (parts.size() == 1 && (leaf == "policy" || leaf == "env"))) {
-    std::string hint = did_you_mean_any(leaf, known->data(), known->size());
-    std::string msg = "command line: unknown config key '" + key + "'";
-    if (!hint.empty())
-      msg +=
-          " (did you mean '" + (parts.size() == 2 ? parts[0] + "." : std::string()) + hint + "'?)";
-    throw InputError(msg);
-  }
-  YAML::Node v = parse_yaml_text(value, "command line override '" + arg + "'");
-  if (parts.size() == 1) {
-    root[leaf] = v;
-    return;
-  }
-  // Setting "env.start" when the file says "env: 3": yaml-cpp's operator[] would throw
-  // BadSubscript on the scalar.
-  const YAML::Node& const_root = root;
-  const YAML::Node section = const_root[parts[0]];
-  if (section.IsDefined() && !section.IsNull() && !section.IsMap())
-    throw InputError("command line: cannot apply override '" + arg + "': '" + parts[0] +
-                     "' in the config file is not a mapping");
-  root[parts[0]][leaf] = v;
-}
+ConfigKeys config_keys() { return {kTopKeys, {{"policy", kPolicyKeys}, {"env", kEnvKeys}}}; }
 
 // Reads an enum-valued key once: a name outside the table is an error naming the file, the
 // key and the allowed names.
@@ -122,7 +81,7 @@ TrainConfig parse_train_config(const std::string& yaml_text, const std::string& 
   YAML::Node root = parse_yaml_text(yaml_text, source);
   if (!root.IsDefined() || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
   if (!root.IsMap()) throw InputError(source + ": a training config must be a mapping");
-  for (const auto& o : overrides) apply_override(root, o);
+  apply_overrides(root, overrides, config_keys());
   YamlField f(root, source, "");
   f.check_keys(kTopKeys);
   TrainConfig c;

@@ -29,7 +29,7 @@ struct PolicyOptions {
 // The baseline subtracted from returns (key `baseline`).  kWindow: b_t = mean return at step
 // t of the last `baseline_window` episodes of the same graph (the reference).  kLeaveOneOut:
 // b_t = mean return at step t of the iteration's other episodes on the rank (same graph,
-// start and policy; unbiased); needs episodes_per_iteration >= 2 (learner/advantages.h).
+// start and policy; unbiased); needs episodes_per_iteration >= 2 (training/advantages.h).
 enum class BaselineKind { kWindow, kLeaveOneOut };
 inline constexpr EnumName<BaselineKind> kBaselineNames[] = {
     {BaselineKind::kWindow, "window"}, {BaselineKind::kLeaveOneOut, "leave_one_out"}};

@@ -7,10 +7,10 @@
 
 #include "actors/rollout.h"
 #include "common/error.h"
-#include "learner/advantages.h"
 #include "learner/loss.h"
 #include "learner/param_vector.h"
 #include "sim/placers/registry.h"
+#include "training/advantages.h"
 
 namespace placeto {
 

@@ -19,10 +19,10 @@
 #include "actors/environment.h"
 #include "actors/policy.h"
 #include "common/comm/comm.h"
-#include "learner/adam.h"
 #include "learner/baselines.h"
 #include "learner/train_config.h"
 #include "sim/graph_set.h"
+#include "training/adam.h"
 
 namespace placeto {
 

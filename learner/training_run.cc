@@ -1,6 +1,7 @@
 #include "learner/training_run.h"
 
 #include <spdlog/spdlog.h>
+#include <torch/torch.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -25,13 +26,10 @@
 #include "sim/cluster.h"
 #include "sim/families/family.h"
 #include "sim/graph_set.h"
+#include "training/metrics_csv.h"
+#include "training/trainers.h"
 
 namespace placeto {
-
-std::atomic<int>& stop_signal_flag() {
-  static std::atomic<int> flag{0};
-  return flag;
-}
 
 namespace {
 
@@ -39,96 +37,24 @@ const std::vector<std::string> kResumeMayChange = {
     "iterations", "checkpoint_every", "keep_checkpoints",     "eval_every", "eval_samples",
     "comm",       "log_level",        "collective_timeout_s", "family_dir"};
 
-class MetricsCsv {
- public:
-  static constexpr char kHeader[] =
-      "iteration,wall_s,episodes,mean_runtime_us,best_runtime_us,mean_ratio_to_start,"
-      "baseline,entropy,loss,grad_norm,lr,episodes_per_s,allreduce_s,sim_s,policy_s,"
-      "adv_mean,adv_sd,move_fraction,best_ratio_to_start,grad_cosine,value_loss,clip_fraction,"
-      "kl_to_warm_start";
+constexpr char kMetricsHeader[] =
+    "iteration,wall_s,episodes,mean_runtime_us,best_runtime_us,mean_ratio_to_start,"
+    "baseline,entropy,loss,grad_norm,lr,episodes_per_s,allreduce_s,sim_s,policy_s,"
+    "adv_mean,adv_sd,move_fraction,best_ratio_to_start,grad_cosine,value_loss,clip_fraction,"
+    "kl_to_warm_start";
 
-  explicit MetricsCsv(const std::string& path) {
-    if (file_exists(path)) upgrade(path);
-    const bool fresh = !file_exists(path);
-    out_ = std::fopen(path.c_str(), "a");
-    if (!out_) throw SystemError(path + ": cannot open for appending");
-    if (fresh) std::fprintf(out_, "%s\n", kHeader);
-  }
-  ~MetricsCsv() {
-    if (out_) std::fclose(out_);
-  }
-  MetricsCsv(const MetricsCsv&) = delete;
-  MetricsCsv& operator=(const MetricsCsv&) = delete;
-  void row(const IterationStats& s, double wall, int64_t episodes) {
-    std::fprintf(out_,
-                 "%lld,%.3f,%lld,%.6f,%.6f,%.6f,%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,%.6f,%.6f,%.6f,"
-                 "%.6g,%.6g,%.6f,%.6f,%.6g,%.6g,%.4f,%.6g\n",
-                 static_cast<long long>(s.iteration), wall, static_cast<long long>(episodes),
-                 s.mean_runtime_us, s.best_runtime_us, s.mean_ratio, s.baseline, s.entropy, s.loss,
-                 s.grad_norm, s.lr, s.episodes_per_s, s.allreduce_s, s.sim_s, s.policy_s,
-                 s.adv_mean, s.adv_sd, s.move_fraction, s.best_ratio, s.grad_cosine, s.value_loss,
-                 s.clip_fraction, s.kl);
-    std::fflush(out_);
-  }
-
- private:
-  // A run resumed by a newer version: its older rows get empty cells for the new columns.
-  static void upgrade(const std::string& path) {
-    const std::string text = read_file(path);
-    const size_t eol = text.find('\n');
-    const std::string header = text.substr(0, eol);
-    const std::string want = kHeader;
-    if (header == want || want.rfind(header + ",", 0) != 0) return;
-    const std::string pad(static_cast<size_t>(std::count(want.begin(), want.end(), ',') -
-                                              std::count(header.begin(), header.end(), ',')),
-                          ',');
-    std::string out = want + "\n";
-    for (size_t pos = eol == std::string::npos ? text.size() : eol + 1; pos < text.size();) {
-      size_t end = text.find('\n', pos);
-      if (end == std::string::npos) end = text.size();
-      if (end > pos) out += text.substr(pos, end - pos) + pad + "\n";
-      pos = end + 1;
-    }
-    write_file_atomic(path, out);
-  }
-
-  std::FILE* out_ = nullptr;
-};
+void metrics_row(MetricsCsv& csv, const IterationStats& s, double wall, int64_t episodes) {
+  csv.rowf(
+      "%lld,%.3f,%lld,%.6f,%.6f,%.6f,%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,%.6f,%.6f,%.6f,"
+      "%.6g,%.6g,%.6f,%.6f,%.6g,%.6g,%.4f,%.6g",
+      static_cast<long long>(s.iteration), wall, static_cast<long long>(episodes),
+      s.mean_runtime_us, s.best_runtime_us, s.mean_ratio, s.baseline, s.entropy, s.loss,
+      s.grad_norm, s.lr, s.episodes_per_s, s.allreduce_s, s.sim_s, s.policy_s, s.adv_mean, s.adv_sd,
+      s.move_fraction, s.best_ratio, s.grad_cosine, s.value_loss, s.clip_fraction, s.kl);
+}
 
 // Thrown to leave the run cleanly at RunOptions::test_exit_iteration.
 struct TestEarlyExit {};
-
-bool agree_to_stop(Communicator& comm) {
-  std::vector<double> mine = {static_cast<double>(stop_signal_flag().load())};
-  std::vector<double> all = comm.all_gather_doubles(mine);
-  for (double x : all)
-    if (x > 0) return true;
-  return false;
-}
-
-// FNV-1a over the bytes of the flat parameter vector.
-uint64_t params_hash(const std::vector<float>& params) {
-  uint64_t h = 1469598103934665603ull;
-  const auto* b = reinterpret_cast<const unsigned char*>(params.data());
-  for (size_t i = 0; i < params.size() * sizeof(float); ++i) {
-    h ^= b[i];
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
-// Proves that every rank holds bit-identical parameters; throws SystemError otherwise.
-void verify_identical_params(Trainer& trainer, Communicator& comm) {
-  const uint64_t h = params_hash(trainer.state().params);
-  std::vector<double> all = comm.all_gather_doubles(
-      {static_cast<double>(h >> 32), static_cast<double>(h & 0xffffffffull)});
-  for (int r = 0; r < comm.size(); ++r)
-    if (all[2 * r] != all[0] || all[2 * r + 1] != all[1])
-      throw SystemError("parameters differ between rank 0 and rank " + std::to_string(r) +
-                        " at iteration " + std::to_string(trainer.iteration()));
-  spdlog::info("parameters identical on all {} ranks at iteration {} (hash {:016x})", comm.size(),
-               trainer.iteration(), h);
-}
 
 // The inputs of a run, every one read and checked before the run directory is touched: a
 // refused config, family or cluster leaves nothing behind.
@@ -156,72 +82,23 @@ RunInputs load_run_inputs(const RunOptions& options) {
   return in;
 }
 
-// Rank 0 takes the run directory's lock for the whole run (a second trainer on the same
-// directory is refused, on every rank, before it writes anything) and creates logs/ and
-// checkpoints/; then every rank starts logging.  Collective.
-std::unique_ptr<FileLock> claim_run_directory(const RunOptions& options, const TrainConfig& cfg,
-                                              Communicator& comm) {
-  const std::string& run_dir = options.run_dir;
-  std::unique_ptr<FileLock> lock;
-  std::string lock_error;
-  if (comm.rank() == 0) {
-    try {
-      make_directories(run_dir);
-      lock = std::make_unique<FileLock>(run_dir + "/run.lock", "the run directory",
-                                        options.lock_wait_s);
-      make_directories(run_dir + "/logs");
-      make_directories(run_dir + "/checkpoints");
-    } catch (const Error& e) {
-      lock_error = e.what();
-    }
-  }
-  // The directories exist (or rank 0 failed) before anyone logs.
-  std::vector<double> sync = comm.all_gather_doubles({lock_error.empty() ? 0.0 : 1.0});
-  if (!lock_error.empty()) throw InputError(lock_error);
-  if (sync[0] != 0.0)
-    throw InputError(run_dir + ": rank 0 could not take the run directory (see its message)");
-  LogOptions lo;
-  lo.rank = comm.rank();
-  lo.level = cfg.log_level;
-  lo.file = run_dir + "/logs/rank_" + std::to_string(comm.rank()) + ".log";
-  init_logging(lo);
-  spdlog::info("rank {} of {}: pid {}", comm.rank(), comm.size(), static_cast<long>(::getpid()));
-  return lock;
-}
-
 // --resume auto|PATH: restores the trainer from a checkpoint whose config matches (keys in
 // kResumeMayChange may differ).  --resume none refuses a directory that holds checkpoints.
 void resume_if_asked(const RunOptions& options, const RunInputs& in, const ParamLayout& layout,
                      CheckpointStore& store, Trainer* trainer, Communicator& comm) {
-  if (options.resume == "none") {
-    if (comm.rank() == 0 && !store.steps().empty())
-      throw InputError(options.run_dir +
-                       ": already holds checkpoints; pass --resume auto to continue "
-                       "the run, or choose another --run-dir");
-    return;
-  }
-  std::optional<CheckpointData> data;
-  std::string path;
-  if (options.resume == "auto") {
-    data = store.load_latest(&path);
-  } else {
-    path = options.resume;
-    data = read_checkpoint_file(path);
-  }
-  if (!data) {
-    spdlog::info("no checkpoint in {}: starting a new run", options.run_dir + "/checkpoints");
-    return;
-  }
+  std::optional<Resumed> r = load_resume_checkpoint(options, store, comm);
+  if (!r) return;
   // Through the parser first, so that keys added since the checkpoint was written compare
   // as their defaults.
-  check_config_matches(train_config_to_yaml(parse_train_config(data->config_yaml,
-                                                               path + " (/meta config_yaml)", {})),
-                       in.config_yaml, kResumeMayChange, path);
-  trainer->restore(trainer_state_from_checkpoint(*data, layout, in.cfg.baseline_window, path));
-  if (data->world_size != comm.size())
+  check_config_matches(train_config_to_yaml(parse_train_config(
+                           r->data.config_yaml, r->path + " (/meta config_yaml)", {})),
+                       in.config_yaml, kResumeMayChange, r->path);
+  trainer->restore(trainer_state_from_checkpoint(r->data, layout, in.cfg.baseline_window, r->path));
+  if (r->data.world_size != comm.size())
     spdlog::warn("resuming a run of {} ranks with {} ranks: it continues, but not bit-exactly",
-                 data->world_size, comm.size());
-  spdlog::info("resuming from {} at iteration {} ({} episodes)", path, data->step, data->episodes);
+                 r->data.world_size, comm.size());
+  spdlog::info("resuming from {} at iteration {} ({} episodes)", r->path, r->data.step,
+               r->data.episodes);
 }
 
 // Publishes checkpoints (rank 0) through the store: ckpt_N.h5 and LATEST, atomically.
@@ -234,24 +111,9 @@ class CheckpointPublisher {
   void publish(Trainer& trainer) {
     TrainerState st = trainer.state();
     if (rank_ != 0) return;
-    CheckpointData data = trainer_state_to_checkpoint(st, layout_, in_.config_yaml, in_.cfg.seed);
-    stamp_checkpoint(&data);
-    std::string path;
-    try {
-      path = store_.publish(data);
-    } catch (const Error& e) {
-      throw SystemError(std::string("could not write the checkpoint of iteration ") +
-                        std::to_string(st.iteration) + " (" + e.what() +
-                        "); the previous checkpoint and LATEST are unchanged");
-    }
-    spdlog::info("checkpoint {} (iteration {})", path, st.iteration);
-    // Test hook (tests/mpi/trainer_mpi_test.sh): stall after checkpoint N so that a test can
-    // SIGKILL the job at a known point, however fast the machine.
-    if (options_.test_stall_after_checkpoint == st.iteration) {
-      spdlog::warn("PLACETO_TEST_STALL_AFTER_CHECKPOINT: stalling after checkpoint {}",
-                   st.iteration);
-      ::sleep(600);
-    }
+    publish_checkpoint(store_,
+                       trainer_state_to_checkpoint(st, layout_, in_.config_yaml, in_.cfg.seed),
+                       st.iteration, options_);
   }
 
  private:
@@ -335,33 +197,12 @@ class EvaluationRecorder {
 
 }  // namespace
 
-void read_run_environment(RunOptions* options) {
-  if (const char* env = std::getenv("PLACETO_RUN_LOCK_WAIT_S")) {
-    char* end = nullptr;
-    const double s = std::strtod(env, &end);
-    if (end == env || *end != '\0' || !(s >= 0 && s <= 3600))
-      throw InputError(std::string("PLACETO_RUN_LOCK_WAIT_S: expected seconds in [0, 3600], got ") +
-                       quoted_name(env));
-    options->lock_wait_s = s;
-  }
-  if (const char* hook = std::getenv("PLACETO_TEST_EXIT_AT_ITERATION")) {
-    long long r = -1, k = -1;
-    if (std::sscanf(hook, "%lld:%lld", &r, &k) != 2)
-      throw InputError(std::string("PLACETO_TEST_EXIT_AT_ITERATION: expected RANK:ITERATION, "
-                                   "got ") +
-                       quoted_name(hook));
-    options->test_exit_rank = static_cast<int>(r);
-    options->test_exit_iteration = k;
-  }
-  if (const char* stall = std::getenv("PLACETO_TEST_STALL_AFTER_CHECKPOINT"))
-    options->test_stall_after_checkpoint = std::atoll(stall);
-}
-
 int run_training(const RunOptions& options, Communicator& comm) {
   const int rank = comm.rank();
   const RunInputs in = load_run_inputs(options);
   const TrainConfig& cfg = in.cfg;
-  const std::unique_ptr<FileLock> lock = claim_run_directory(options, cfg, comm);
+  torch::set_num_threads(1);
+  const RunDirectory run_dir(options, cfg.log_level, comm);
 
   Trainer trainer(cfg, in.train, in.cluster, comm);
   const ParamLayout layout = param_layout(trainer.policy());
@@ -374,7 +215,8 @@ int run_training(const RunOptions& options, Communicator& comm) {
   std::unique_ptr<MetricsCsv> metrics;
   std::unique_ptr<ProgressLine> progress;
   if (rank == 0) {
-    metrics = std::make_unique<MetricsCsv>(options.run_dir + "/metrics.csv");
+    metrics = std::make_unique<MetricsCsv>(options.run_dir + "/metrics.csv", kMetricsHeader,
+                                           trainer.iteration() == 0);
     progress = std::make_unique<ProgressLine>("train", cfg.iterations, "it");
   }
   EvaluationRecorder evaluation(options, in, layout, comm);
@@ -384,14 +226,14 @@ int run_training(const RunOptions& options, Communicator& comm) {
   auto after_iteration = [&](const IterationStats& s) {
     if (rank == 0) {
       TrainerState st = trainer.state();
-      metrics->row(s, st.wall_seconds, st.episodes);
+      metrics_row(*metrics, s, st.wall_seconds, st.episodes);
       char extra[160];
       std::snprintf(extra, sizeof extra, "mean %.0f us (x%.3f of start)  entropy %.3f",
                     s.mean_runtime_us, s.mean_ratio, s.entropy);
       progress->update(s.iteration, extra);
     }
     if (s.iteration % cfg.checkpoint_every == 0) {
-      verify_identical_params(trainer, comm);
+      verify_identical_params(trainer.state().params, trainer.iteration(), comm);
       checkpoints.publish(trainer);
       last_saved = s.iteration;
     }
@@ -419,7 +261,7 @@ int run_training(const RunOptions& options, Communicator& comm) {
   if (evaluation.enabled() && !stopped && trainer.iteration() != evaluation.last_iteration())
     evaluation.evaluate(trainer);
   if (progress) progress->finish();
-  verify_identical_params(trainer, comm);
+  verify_identical_params(trainer.state().params, trainer.iteration(), comm);
   if (stopped) {
     spdlog::warn(
         "stopped by a signal at iteration {}: checkpointed; exit code {} asks to be "
@@ -429,6 +271,22 @@ int run_training(const RunOptions& options, Communicator& comm) {
   }
   spdlog::info("training done: {} iterations", trainer.iteration());
   return kExitDone;
+}
+
+void register_placeto_trainer() {
+  TrainerInfo t;
+  t.name = "placeto";
+  t.top_key = "";
+  t.comm_options = [](const RunOptions& o) {
+    const TrainConfig cfg = load_train_config(o.config_path, o.overrides);
+    CommOptions co;
+    co.deterministic = true;
+    co.backend = enum_name(cfg.comm, kCommBackendNames);
+    co.timeout_s = cfg.collective_timeout_s;
+    return co;
+  };
+  t.run = run_training;
+  register_trainer(std::move(t));
 }
 
 }  // namespace placeto

@@ -168,4 +168,19 @@ void stamp_checkpoint(CheckpointData* data) {
   data->git_revision = PLACETO_GIT_REVISION;
 }
 
+CheckpointData read_checkpoint_any(const std::string& path, std::string* file) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (file) *file = path;
+  const bool dir = fs::is_directory(path, ec);
+  if (dir || fs::path(path).filename() == "LATEST") {
+    std::string d = dir ? path : fs::path(path).parent_path().string();
+    if (d.empty()) d = ".";
+    std::optional<CheckpointData> data = CheckpointStore(d).load_latest(file);
+    if (!data) throw InputError(path + ": no checkpoint found");
+    return std::move(*data);
+  }
+  return read_checkpoint_file(path);
+}
+
 }  // namespace placeto

@@ -56,4 +56,9 @@ class CheckpointStore {
 // Sets created_utc to now and git_revision to this build's revision.
 void stamp_checkpoint(CheckpointData* data);
 
+// The checkpoint a user names on a command line (--checkpoint): a file, a run's checkpoints/
+// directory or its LATEST file (then the newest intact checkpoint there).  `file`, when given,
+// receives the file read.  InputError when a directory holds none.
+CheckpointData read_checkpoint_any(const std::string& path, std::string* file = nullptr);
+
 }  // namespace placeto

@@ -1,5 +1,5 @@
 // Advantages of a batch: leave-one-out baselines, normalisation, gradient cosine (no torch).
-#include "learner/advantages.h"
+#include "training/advantages.h"
 
 #include <gtest/gtest.h>
 

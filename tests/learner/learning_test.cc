@@ -10,7 +10,6 @@
 #include "actors/rollout.h"
 #include "common/comm/inproc/inproc_communicator.h"
 #include "common/error.h"
-#include "learner/adam.h"
 #include "learner/baselines.h"
 #include "learner/checkpointing.h"
 #include "learner/loss.h"
@@ -21,6 +20,7 @@
 #include "sim/placers/registry.h"
 #include "sim/random_graph.h"
 #include "sim/simulator.h"
+#include "training/adam.h"
 
 namespace placeto {
 namespace {

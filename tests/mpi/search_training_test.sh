@@ -83,7 +83,7 @@ fi
 # 4. The checkpoint places: policy-search and the greedy policy on 2 and 4 devices.
 "$bin/placeto" generate --family ptb --count 1 --seed 99 --out "$tmp/g" > /dev/null
 for d in 2 4; do
-  for m in policy-search policy; do
+  for m in policy-search scorer-greedy; do
     if "$bin/placeto" place --graph "$tmp/g/ptb_0.json" --devices $d --method $m \
          --checkpoint "$tmp/A/checkpoints" --out "$tmp/p_${m}_$d.json" > "$tmp/p.out" 2>&1 &&
        grep -q '"runtime_us"' "$tmp/p.out"; then

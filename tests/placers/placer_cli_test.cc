@@ -213,7 +213,7 @@ TEST_F(PlacerCli, CompareRunsTheShippedLearnedSearch) {
   write_family();
   const std::string model = std::string(PLACETO_SOURCE_DIR) + "/models/ptb.h5";
   const Result r = run("compare --graphs " + dir_ +
-                       "/graphs --devices 3 --methods descent,policy-search,policy,auto "
+                       "/graphs --devices 3 --methods descent,policy-search,scorer-greedy,auto "
                        "--checkpoint " +
                        model + " --budget 300 --out " + dir_ + "/r.csv");
   ASSERT_EQ(r.rc, 0) << r.err;
@@ -228,12 +228,12 @@ TEST_F(PlacerCli, CompareRunsTheShippedLearnedSearch) {
     for (std::string x; std::getline(ls, x, ',');) f.push_back(x);
     ASSERT_GE(f.size(), 10u) << line;
     ++rows[f[1]];
-    if (f[1] == "auto" || f[1] == "policy-search" || f[1] == "policy") {
+    if (f[1] == "auto" || f[1] == "policy-search" || f[1] == "scorer-greedy") {
       EXPECT_LE(std::stod(f[9]), 1.0 + 1e-12) << line;  // never worse than best classical
     }
   }
   EXPECT_EQ(rows["policy-search"], 6);
-  EXPECT_EQ(rows["policy"], 6);
+  EXPECT_EQ(rows["scorer-greedy"], 6);
   EXPECT_EQ(rows["auto"], 6);
 }
 

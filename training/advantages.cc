@@ -1,4 +1,4 @@
-#include "learner/advantages.h"
+#include "training/advantages.h"
 
 #include <cmath>
 

@@ -1,4 +1,4 @@
-#include "learner/adam.h"
+#include "training/adam.h"
 
 #include <algorithm>
 #include <cmath>
