@@ -15,7 +15,7 @@
 #include "improve/search_placers.h"
 #include "learner/adam.h"
 #include "sim/placers/registry.h"
-#include "sim/placers/search.h"
+#include "sim/placers/search_util.h"
 #include "sim/simulator.h"
 #include "tests/placers/random_dag.h"
 
