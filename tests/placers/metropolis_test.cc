@@ -108,6 +108,42 @@ TEST(Metropolis, SameSeedSameResult) {
   EXPECT_EQ(a.stats().accepted, b.stats().accepted);
 }
 
+// Proposes nothing new (the same placement) with a given score offset: the random stream is
+// drawn only for a proposal that raises the score (anneal's order of draws depends on it).
+class FixedDeltaProposer : public Proposer {
+ public:
+  explicit FixedDeltaProposer(double delta) : delta_(delta) {}
+  Proposal propose(MetropolisSearch& s) override {
+    return Proposal::with_score(s.current_score() + delta_);
+  }
+
+ private:
+  double delta_;
+};
+
+TEST(Metropolis, RandomStreamIsDrawnOnlyWhenTheScoreRises) {
+  const Graph g = ptb_graph();
+  const Cluster c = resolve_cluster("", 2);
+  Placement start(2, g.num_nodes());
+  MetropolisOptions mo;
+  mo.budget = 10;
+  mo.t_start = mo.t_end = 1;
+  for (double delta : {0.0, -1.0}) {
+    MetropolisSearch search(g, c, 4);
+    FixedDeltaProposer proposer(delta);
+    search.run(start, proposer, mo);
+    EXPECT_EQ(search.stats().accepted, 10);
+    EXPECT_EQ(search.rng().engine()(), Rng(4).engine()()) << "delta " << delta;
+  }
+  MetropolisSearch search(g, c, 4);
+  FixedDeltaProposer proposer(1e9);  // always rejected at temperature 1
+  search.run(start, proposer, mo);
+  EXPECT_EQ(search.stats().accepted, 0);
+  Rng ten(4);
+  for (int k = 0; k < 10; ++k) ten.uniform01();
+  EXPECT_EQ(search.rng().engine()(), ten.engine()());
+}
+
 TEST(Metropolis, ExhaustedProposerEndsTheRun) {
   const Graph g = ptb_graph();
   const Cluster c = resolve_cluster("", 2);
