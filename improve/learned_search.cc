@@ -8,7 +8,8 @@
 
 #include "common/error.h"
 #include "common/rng.h"
-#include "sim/placers/search.h"
+#include "sim/placers/metropolis.h"
+#include "sim/placers/search_util.h"
 #include "sim/simulator.h"
 
 namespace placeto {
@@ -19,10 +20,133 @@ double gumbel(Rng& rng) {
   return -std::log(-std::log(std::max(1e-300, std::min(u, 1.0 - 1e-16))));
 }
 
-double elapsed_ms(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since)
-      .count();
-}
+// The learned search's proposals on the Metropolis engine (sim/placers/metropolis.h).  The
+// moves of the current state are ranked by the scorer (search: an order sampled from the
+// scores, mixed with uniform draws; greedy: the scorer's order); a proposal is the best of up
+// to `batch` candidates taken down the ranking, each simulated, so it comes with its score.
+// Greedy proposes only strictly improving moves (the engine accepts them whatever the
+// temperature) and is exhausted after greedy_tries failed candidates in a row, or when the
+// ranking runs out; the search draws fresh noise for the same state when it runs out.
+class LearnedProposer : public Proposer {
+ public:
+  LearnedProposer(const Graph& g, const Cluster& c, MoveScorer* scorer,
+                  const LearnedSearchOptions& o, LearnedSearchStats* st)
+      : what_if_(g, c), scorer_(scorer), o_(o), st_(st), batch_(std::max(1, o.batch)) {}
+
+  // The simulator's latest simulation is the start's: its schedule gives the first ranking.
+  void begin(MetropolisSearch& s) override { refresh(s); }
+
+  Proposal propose(MetropolisSearch& s) override {
+    Placement& current = s.current();
+    PlacerRng& rng = s.rng();
+    while (!s.spent()) {
+      // Draw up to `batch` candidates, simulating each; the best of them is the proposal.
+      const size_t p = moves_.size();
+      Move chosen{-1, -1};
+      double chosen_score = std::numeric_limits<double>::infinity();
+      bool exhausted = false;
+      int drawn = 0;
+      while (drawn < batch_) {
+        size_t pick;
+        if (!o_.greedy && o_.epsilon > 0 && rng.uniform01() < o_.epsilon) {
+          pick = static_cast<size_t>(rng.below(static_cast<int64_t>(p)));
+        } else {
+          while (next_ < p && tried_[order_[next_]]) ++next_;
+          if (next_ == p) {
+            exhausted = true;
+            break;
+          }
+          pick = static_cast<size_t>(order_[next_++]);
+        }
+        tried_[pick] = 1;
+        const Move m = moves_[pick];
+        if (current.device[m.op] == m.device) continue;  // a no-op since the ranking was made
+        const int32_t old = current.device[m.op];
+        current.device[m.op] = m.device;
+        const double sc = s.simulate(current);
+        current.device[m.op] = old;
+        sim_is_current_ = false;
+        ++drawn;
+        chosen_is_last_ = sc < chosen_score;
+        if (chosen_is_last_) {
+          chosen = m;
+          chosen_score = sc;
+        }
+      }
+      if (chosen.op < 0) {
+        if (o_.greedy) return Proposal::none();  // every move of this state failed: a local optimum
+        // Fresh noise, same state; the features need the current state's schedule.
+        if (!sim_is_current_) resimulate(s);
+        refresh(s);
+        continue;
+      }
+      if (o_.greedy && !(chosen_score < s.current_score() * (1 - 1e-12))) {
+        fails_ += drawn;
+        if (fails_ >= o_.greedy_tries || exhausted) return Proposal::none();
+        continue;
+      }
+      s.move(chosen.op, chosen.device);
+      return Proposal::with_score(chosen_score);
+    }
+    return Proposal::none();  // the budget ran out while drawing
+  }
+
+  void accepted(MetropolisSearch& s) override {
+    fails_ = 0;
+    // The latest simulation was the accepted candidate's when it came last in its batch.
+    if (chosen_is_last_) sim_is_current_ = true;
+    // Refresh the ranking from the new state's schedule, or keep walking the old ranking for
+    // a few more accepted moves.
+    if (++since_refresh_ >= std::max(1, o_.refresh_every)) {
+      if (!sim_is_current_) resimulate(s);
+      refresh(s);
+    }
+  }
+
+ private:
+  void resimulate(MetropolisSearch& s) {
+    s.simulate(s.current());
+    sim_is_current_ = true;
+  }
+
+  // Features and scores of every move of the current state, and the order to try them in.
+  // REQUIRES: the simulator's latest simulation is the current state's.
+  void refresh(MetropolisSearch& s) {
+    what_if_.compute(s.simulator(), s.current(), &features_, &moves_);
+    const size_t p = moves_.size();
+    logits_.assign(p, 0.0f);
+    if (scorer_) scorer_->score(features_.data(), p, logits_.data());
+    keys_.resize(p);
+    for (size_t i = 0; i < p; ++i)
+      keys_[i] = (o_.greedy && scorer_) ? logits_[i]
+                                        : logits_[i] / o_.sample_temperature + gumbel(s.rng());
+    order_.resize(p);
+    std::iota(order_.begin(), order_.end(), 0);
+    std::sort(order_.begin(), order_.end(), [&](int32_t a, int32_t b) {
+      return keys_[a] > keys_[b] || (keys_[a] == keys_[b] && a < b);
+    });
+    tried_.assign(p, 0);
+    next_ = 0;
+    fails_ = 0;
+    since_refresh_ = 0;
+    ++st_->refreshes;
+  }
+
+  WhatIf what_if_;
+  MoveScorer* scorer_;
+  const LearnedSearchOptions& o_;
+  LearnedSearchStats* st_;
+  const int batch_;
+  std::vector<float> features_, logits_;
+  std::vector<Move> moves_;
+  std::vector<int32_t> order_;
+  std::vector<double> keys_;
+  std::vector<char> tried_;
+  size_t next_ = 0;
+  int fails_ = 0, since_refresh_ = 0;
+  bool chosen_is_last_ = false;  // the latest proposal's candidate was the last one simulated
+  bool sim_is_current_ = true;   // the simulator's latest simulation is the current state's
+};
 
 }  // namespace
 
@@ -30,123 +154,28 @@ Placement learned_search(const Graph& g, const Cluster& c, const Placement& star
                          MoveScorer* scorer, const LearnedSearchOptions& o,
                          LearnedSearchStats* stats) {
   const auto t_call = std::chrono::steady_clock::now();
-  const int n = g.num_nodes();
-  const int num_dev = c.num_devices();
   LearnedSearchStats st;
-  Simulator sim(g, c);
-  Placement current = start;
-  double current_score = search_score(sim.simulate(current), c);
-  Placement best = current;
-  double best_score = current_score;
-  st.start_score = st.best_score = current_score;
-  if (num_dev == 1 || n == 0) {
+  MetropolisSearch search(g, c, o.seed);
+  MetropolisOptions mo;
+  const double start_score = mo.score(search.simulator().simulate(start), c);
+  st.start_score = st.best_score = start_score;
+  if (c.num_devices() == 1 || g.num_nodes() == 0) {
     if (stats) *stats = st;
-    return best;
+    return start;
   }
-  const bool timed = o.time_ms > 0;
-  const int64_t budget = o.budget > 0 ? o.budget : (o.greedy ? 20LL * n : 2000);
-  Rng rng(o.seed);
-  WhatIf what_if(g, c);
-  std::vector<float> features, logits;
-  std::vector<Move> moves;
-  std::vector<int32_t> order;
-  std::vector<double> keys;
-  std::vector<char> tried;
-  size_t next = 0;
-  int fails = 0, since_refresh = 0;
-  auto refresh = [&] {
-    what_if.compute(sim, current, &features, &moves);
-    const size_t p = moves.size();
-    logits.assign(p, 0.0f);
-    if (scorer) scorer->score(features.data(), p, logits.data());
-    keys.resize(p);
-    for (size_t i = 0; i < p; ++i)
-      keys[i] = (o.greedy && scorer) ? logits[i] : logits[i] / o.sample_temperature + gumbel(rng);
-    order.resize(p);
-    std::iota(order.begin(), order.end(), 0);
-    std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-      return keys[a] > keys[b] || (keys[a] == keys[b] && a < b);
-    });
-    tried.assign(p, 0);
-    next = 0;
-    fails = 0;
-    since_refresh = 0;
-    ++st.refreshes;
-  };
-  refresh();
-  const double t0 = o.t_start_times_devices / c.num_devices() * st.start_score,
-               t1 = o.t_end * st.start_score;
-  const int batch = std::max(1, o.batch);
-  while (true) {
-    const double spent = timed ? elapsed_ms(t_call) / o.time_ms
-                               : static_cast<double>(st.simulations) / static_cast<double>(budget);
-    if (spent >= 1.0) break;
-    const double temperature = t0 * std::pow(t1 / t0, spent);
-    // Draw up to `batch` candidates, simulating each; the best of them is the proposal.
-    const size_t p = moves.size();
-    Move chosen{-1, -1};
-    double chosen_score = std::numeric_limits<double>::infinity();
-    bool chosen_is_last = false, exhausted = false;
-    int drawn = 0;
-    while (drawn < batch) {
-      size_t pick;
-      if (!o.greedy && o.epsilon > 0 && rng.uniform01() < o.epsilon) {
-        pick = static_cast<size_t>(rng.below(static_cast<int64_t>(p)));
-      } else {
-        while (next < p && tried[order[next]]) ++next;
-        if (next == p) {
-          exhausted = true;
-          break;
-        }
-        pick = static_cast<size_t>(order[next++]);
-      }
-      tried[pick] = 1;
-      const Move m = moves[pick];
-      if (current.device[m.op] == m.device) continue;  // a no-op since the ranking was made
-      const int32_t old = current.device[m.op];
-      current.device[m.op] = m.device;
-      const double s = search_score(sim.simulate(current), c);
-      current.device[m.op] = old;
-      ++st.simulations;
-      ++drawn;
-      chosen_is_last = s < chosen_score;
-      if (chosen_is_last) {
-        chosen = m;
-        chosen_score = s;
-      }
-    }
-    if (chosen.op < 0) {
-      if (o.greedy) break;  // every move of this state failed: a local optimum
-      refresh();            // fresh noise, same state
-      continue;
-    }
-    const bool accept = chosen_score < current_score * (1 - 1e-12) ||
-                        (!o.greedy && rng.uniform01() < std::exp(-(chosen_score - current_score) /
-                                                                 std::max(1e-300, temperature)));
-    if (accept) {
-      current.device[chosen.op] = chosen.device;
-      current_score = chosen_score;
-      ++st.accepted;
-      if (chosen_score < best_score) {
-        best_score = chosen_score;
-        best = current;
-      }
-      fails = 0;
-      // Refresh the ranking from the new state's schedule, or keep walking the old ranking
-      // for a few more accepted moves.
-      if (++since_refresh >= std::max(1, o.refresh_every)) {
-        if (!chosen_is_last) {
-          sim.simulate(current);
-          ++st.simulations;
-        }
-        refresh();
-      }
-    } else {
-      fails += drawn;
-      if (o.greedy && (fails >= o.greedy_tries || exhausted)) break;
-    }
-  }
-  st.best_score = best_score;
+  mo.schedule = TemperatureSchedule::kByFractionSpent;
+  mo.budget = o.budget > 0 ? o.budget : (o.greedy ? 20LL * g.num_nodes() : 2000);
+  mo.time_ms = o.time_ms;
+  mo.started = t_call;
+  mo.start_score = start_score;
+  // Greedy at zero temperature: it proposes only improving moves.
+  mo.t_start = o.greedy ? 0.0 : o.t_start_times_devices / c.num_devices() * start_score;
+  mo.t_end = o.greedy ? 0.0 : o.t_end * start_score;
+  LearnedProposer proposer(g, c, scorer, o, &st);
+  Placement best = search.run(start, proposer, mo);
+  st.simulations = search.stats().simulations;
+  st.accepted = search.stats().accepted;
+  st.best_score = search.stats().best_score;
   if (stats) *stats = st;
   return best;
 }

@@ -16,6 +16,9 @@
 //    `epsilon`), each accepted by the Metropolis rule at a temperature that falls
 //    geometrically over the budget or time.
 // The ranking is recomputed every `refresh_every` accepted moves (docs/LEARNED_SEARCH.md).
+// Both modes are proposers on the Metropolis engine of sim/placers/metropolis.h (the one
+// anneal uses): a proposal is the best of a batch of simulated candidates, with its score;
+// greedy runs at zero temperature and proposes only strictly improving moves.
 #pragma once
 
 #include <cstdint>

@@ -6,9 +6,8 @@
 #include "common/checkpoint/checkpoint_store.h"
 #include "common/error.h"
 #include "improve/learned_search.h"
-#include "sim/placers/methods.h"
 #include "sim/placers/registry.h"
-#include "sim/placers/search.h"
+#include "sim/placers/search_util.h"
 
 namespace placeto {
 namespace {
@@ -77,7 +76,7 @@ class AutoPlacer : public Placer {
     d.initial = start;
     d.time_ms = left_ms;
     d.checkpoint.clear();
-    return make_descent_placer()->place(g, c, d);
+    return make_placer("descent", d)->place(g, c, d);
   }
 
  private:

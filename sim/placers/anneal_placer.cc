@@ -1,17 +1,19 @@
 // Simulated annealing over single-op moves, scored by the simulator: the slow "best-known"
-// reference that learned policies are compared with.  Not one of the fast placers.
+// reference that learned policies are compared with.  Not one of the fast placers.  The
+// Metropolis loop itself (schedule, acceptance, undo, best so far) is the engine of
+// metropolis.h; this file holds the proposals of anneal and slack-anneal.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <unordered_map>
-#include <utility>
 #include <vector>
 
 #include "common/error.h"
 #include "sim/placers/memory.h"
 #include "sim/placers/methods.h"
+#include "sim/placers/metropolis.h"
 #include "sim/placers/registry.h"
-#include "sim/placers/search.h"
+#include "sim/placers/search_util.h"
 #include "sim/simulator.h"
 
 namespace placeto {
@@ -74,6 +76,78 @@ NodeId draw_weighted(const std::vector<double>& cumulative, PlacerRng& rng) {
       std::min<ptrdiff_t>(it - cumulative.begin(), static_cast<ptrdiff_t>(cumulative.size()) - 1));
 }
 
+// Single-op and group moves for the engine (metropolis.h): anneal's proposals, with the op
+// drawn uniformly or (slack-anneal) by criticality.
+class AnnealProposer : public Proposer {
+ public:
+  AnnealProposer(const Graph& g, const PlacerOptions& o, bool slack_weighted)
+      : g_(g), o_(o), slack_weighted_(slack_weighted) {
+    const int n = g.num_nodes();
+    if (!o.move_groups.empty()) {
+      if (static_cast<int>(o.move_groups.size()) != n)
+        throw InputError("anneal: move_groups has " + std::to_string(o.move_groups.size()) +
+                         " entries, but graph '" + g.name() + "' has " + std::to_string(n) +
+                         " ops");
+      std::unordered_map<int32_t, int> index;
+      group_index_.resize(n);
+      for (NodeId v = 0; v < n; ++v) {
+        auto [it, fresh] = index.emplace(o.move_groups[v], static_cast<int>(members_.size()));
+        if (fresh) members_.emplace_back();
+        group_index_[v] = it->second;
+        members_[it->second].push_back(v);
+      }
+    }
+    if (slack_weighted_) tail_ = tails(g);
+  }
+
+  Proposal propose(MetropolisSearch& s) override {
+    const int n = g_.num_nodes();
+    const int num_dev = s.cluster().num_devices();
+    PlacerRng& rng = s.rng();
+    Placement& current = s.current();
+    if (slack_weighted_ && s.step() % kRefresh == 0) {
+      s.simulate(current);  // the schedule of the current placement
+      criticality_weights(s.simulator(), tail_, &cumulative_);
+    }
+    const NodeId v =
+        slack_weighted_ ? draw_weighted(cumulative_, rng) : static_cast<NodeId>(rng.below(n));
+    const int old = current.device[v];
+    int target = -1;
+    if (!members_.empty() && (o_.move_groups_only || rng.uniform01() < 0.5)) {
+      // A group move: v's whole group to one uniformly drawn other device.
+      target = static_cast<int>(rng.below(num_dev - 1));
+      if (target >= old) ++target;
+      for (NodeId u : members_[group_index_[v]]) s.move(u, target);
+    } else {
+      const int degree = g_.in_degree(v) + g_.out_degree(v);
+      if (degree > 0 && rng.uniform01() < 0.5) {
+        const int k = static_cast<int>(rng.below(degree));
+        const NodeId u =
+            k < g_.in_degree(v)
+                ? g_.edge_src(g_.parent_edges()[g_.parent_begin(v) + k])
+                : g_.edge_dst(g_.child_edges()[g_.child_begin(v) + k - g_.in_degree(v)]);
+        target = current.device[u];
+      }
+      if (target < 0 || target == old) {
+        target = static_cast<int>(rng.below(num_dev - 1));
+        if (target >= old) ++target;
+      }
+      s.move(v, target);
+    }
+    return Proposal::unscored();  // the engine simulates it
+  }
+
+ private:
+  const Graph& g_;
+  const PlacerOptions& o_;
+  bool slack_weighted_;
+  // Group moves (options.move_groups): the members of each group, and each op's group.
+  std::vector<std::vector<NodeId>> members_;
+  std::vector<int> group_index_;
+  // slack-anneal: tails() of the graph and the cumulative draw weights of the latest refresh.
+  std::vector<double> tail_, cumulative_;
+};
+
 class AnnealPlacer : public Placer {
  public:
   explicit AnnealPlacer(bool slack_weighted) : slack_weighted_(slack_weighted) {}
@@ -83,9 +157,10 @@ class AnnealPlacer : public Placer {
   // placers run with the same seed.  Each step moves one op to another device -- half the
   // time to the device of one of its neighbours, which is how transfers disappear, otherwise
   // to a uniformly drawn one -- and is kept by the Metropolis rule on the score (runtime,
-  // plus a penalty proportional to memory overflow).  The temperature falls geometrically
-  // from 2% to 0.002% of the starting score over the budget.  The best placement seen is
-  // returned, so the result is never worse than the start.
+  // plus a penalty proportional to memory overflow); the engine (metropolis.h) runs the
+  // steps.  The temperature falls geometrically, per step, from 2% to 0.002% of the starting
+  // score over the budget.  The best placement seen is returned, so the result is never
+  // worse than the start.
   //
   // With options.move_groups, half of the steps (every step with move_groups_only) move a
   // drawn op's whole group to a uniformly drawn other device instead: an op with its
@@ -101,101 +176,28 @@ class AnnealPlacer : public Placer {
   // uniformly -- the non-learned control that a learned proposal distribution must beat.
   Placement place(const Graph& g, const Cluster& c, const PlacerOptions& o) const override {
     const auto t_call = std::chrono::steady_clock::now();
-    const int n = g.num_nodes();
-    const int num_dev = c.num_devices();
-    Simulator sim(g, c);
-    Placement current = search_start(g, c, o, slack_weighted_ ? "slack-anneal" : "anneal");
-    double current_score = search_score(sim.simulate(current), c);
-    Placement best = current;
-    double best_score = current_score;
+    MetropolisSearch search(g, c, static_cast<uint64_t>(o.seed));
+    Placement start = search_start(g, c, o, slack_weighted_ ? "slack-anneal" : "anneal");
+    MetropolisOptions mo;
+    const double start_score = mo.score(search.simulator().simulate(start), c);
     if (o.stats) *o.stats = PlacerStats{};
-    if (num_dev == 1 || n == 0) return best;
+    if (c.num_devices() == 1 || g.num_nodes() == 0) return start;
 
     int64_t budget = o.budget > 0 ? o.budget : kDefaultBudget;
     if (o.time_ms > 0) {
-      budget = budget_for_time(sim, current, o.time_ms, t_call);
+      budget = budget_for_time(search.simulator(), start, o.time_ms, t_call);
       if (slack_weighted_) budget = std::max<int64_t>(1, budget * kRefresh / (kRefresh + 1));
     }
-    if (o.stats) o.stats->budget = budget;
-    const double t_start = 0.02 * current_score, t_end = 2e-5 * current_score;
-    const double cooling = budget > 1 ? std::pow(t_end / t_start, 1.0 / (budget - 1)) : 1.0;
-    double temperature = t_start;
-    PlacerRng rng(o.seed);
-    const auto t0 = std::chrono::steady_clock::now();
-    const auto& ce = g.child_edges();
-    const auto& pe = g.parent_edges();
-    // Group moves (options.move_groups): the members of each group, and each op's group.
-    std::vector<std::vector<NodeId>> members;
-    std::vector<int> group_index;
-    if (!o.move_groups.empty()) {
-      if (static_cast<int>(o.move_groups.size()) != n)
-        throw InputError("anneal: move_groups has " + std::to_string(o.move_groups.size()) +
-                         " entries, but graph '" + g.name() + "' has " + std::to_string(n) +
-                         " ops");
-      std::unordered_map<int32_t, int> index;
-      group_index.resize(n);
-      for (NodeId v = 0; v < n; ++v) {
-        auto [it, fresh] = index.emplace(o.move_groups[v], static_cast<int>(members.size()));
-        if (fresh) members.emplace_back();
-        group_index[v] = it->second;
-        members[it->second].push_back(v);
-      }
-    }
-    std::vector<std::pair<NodeId, int32_t>> undo;
-    std::vector<double> tail, cumulative;
-    if (slack_weighted_) tail = tails(g);
-    for (int64_t step = 0; step < budget; ++step, temperature *= cooling) {
-      if (o.time_limit_s > 0 && (step & 63) == 0 &&
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() >
-              o.time_limit_s)
-        break;
-      if (slack_weighted_ && step % kRefresh == 0) {
-        sim.simulate(current);  // the schedule of the current placement
-        if (o.stats) ++o.stats->simulations;
-        criticality_weights(sim, tail, &cumulative);
-      }
-      const NodeId v =
-          slack_weighted_ ? draw_weighted(cumulative, rng) : static_cast<NodeId>(rng.below(n));
-      const int old = current.device[v];
-      int target = -1;
-      undo.clear();
-      if (!members.empty() && (o.move_groups_only || rng.uniform01() < 0.5)) {
-        // A group move: v's whole group to one uniformly drawn other device.
-        target = static_cast<int>(rng.below(num_dev - 1));
-        if (target >= old) ++target;
-        for (NodeId u : members[group_index[v]]) {
-          undo.push_back({u, current.device[u]});
-          current.device[u] = target;
-        }
-      } else {
-        const int degree = g.in_degree(v) + g.out_degree(v);
-        if (degree > 0 && rng.uniform01() < 0.5) {
-          const int k = static_cast<int>(rng.below(degree));
-          const NodeId u = k < g.in_degree(v)
-                               ? g.edge_src(pe[g.parent_begin(v) + k])
-                               : g.edge_dst(ce[g.child_begin(v) + k - g.in_degree(v)]);
-          target = current.device[u];
-        }
-        if (target < 0 || target == old) {
-          target = static_cast<int>(rng.below(num_dev - 1));
-          if (target >= old) ++target;
-        }
-        undo.push_back({v, old});
-        current.device[v] = target;
-      }
-      const double s = search_score(sim.simulate(current), c);
-      if (o.stats) ++o.stats->simulations;
-      const double delta = s - current_score;
-      if (delta <= 0 || rng.uniform01() < std::exp(-delta / temperature)) {
-        current_score = s;
-        if (s < best_score) {
-          best_score = s;
-          best = current;
-        }
-      } else {
-        for (auto it = undo.rbegin(); it != undo.rend(); ++it)
-          current.device[it->first] = it->second;
-      }
+    mo.schedule = TemperatureSchedule::kGeometricPerStep;
+    mo.budget = budget;
+    mo.t_start = 0.02 * start_score;
+    mo.t_end = 2e-5 * start_score;
+    mo.time_limit_s = o.time_limit_s;
+    AnnealProposer proposer(g, o, slack_weighted_);
+    Placement best = search.run(start, proposer, mo);
+    if (o.stats) {
+      o.stats->budget = budget;
+      o.stats->simulations = search.stats().simulations;
     }
     return best;
   }

@@ -7,7 +7,7 @@
 #include <chrono>
 
 #include "sim/placers/methods.h"
-#include "sim/placers/search.h"
+#include "sim/placers/search_util.h"
 
 namespace placeto {
 namespace {

@@ -16,7 +16,7 @@
 #include "improve/scorer_rl.h"
 #include "improve/search_placers.h"
 #include "sim/placers/registry.h"
-#include "sim/placers/search.h"
+#include "sim/placers/search_util.h"
 #include "sim/simulator.h"
 #include "tests/placers/random_dag.h"
 #include "training/adam.h"

@@ -1,4 +1,4 @@
-#include "sim/placers/search.h"
+#include "sim/placers/search_util.h"
 
 #include <algorithm>
 #include <string>

@@ -1,5 +1,6 @@
-// What the searching placers (anneal, slack-anneal, descent) share: the score they minimise,
-// their start placement, and budgets sized to a time.  Internal to sim/placers/.
+// What the searching placers share: the score they minimise, their start placement, and
+// budgets sized to a time.  Public: the learned search (improve/) and every search in
+// sim/placers/ (anneal, slack-anneal, descent) use the same three.
 #pragma once
 
 #include <chrono>
