@@ -7,7 +7,7 @@
 #include "improve/what_if.h"
 #include "sim/families/family.h"
 #include "sim/placers/registry.h"
-#include "sim/placers/search.h"
+#include "sim/placers/search_util.h"
 #include "sim/simulator.h"
 
 namespace placeto {

@@ -8,7 +8,7 @@
 #include "common/error.h"
 #include "common/rng.h"
 #include "improve/what_if.h"
-#include "sim/placers/search.h"
+#include "sim/placers/search_util.h"
 #include "sim/simulator.h"
 #include "training/advantages.h"
 
