@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "common/rng.h"
 #include "sim/coarsen.h"
 #include "sim/families/family.h"
 #include "sim/graph_io.h"

@@ -7,6 +7,7 @@
 
 #include "actors/rollout.h"
 #include "common/error.h"
+#include "common/rng.h"
 #include "learner/loss.h"
 #include "learner/param_vector.h"
 #include "sim/placers/registry.h"
@@ -50,13 +51,7 @@ double scheduled_lr(const TrainerState& s, double lr_final, int64_t it) {
 }
 
 std::mt19937_64 Trainer::iteration_engine(uint64_t seed, int rank, int64_t it) {
-  std::seed_seq seq{static_cast<uint32_t>(seed),
-                    static_cast<uint32_t>(seed >> 32),
-                    static_cast<uint32_t>(rank),
-                    static_cast<uint32_t>(it),
-                    static_cast<uint32_t>(static_cast<uint64_t>(it) >> 32),
-                    0x9e3779b9u};
-  return std::mt19937_64(seq);
+  return seeded_engine(seed, rank, it);
 }
 
 Trainer::Trainer(TrainConfig config, std::vector<NamedGraph> train, Cluster cluster,

@@ -85,7 +85,8 @@ class Trainer {
   void restore(const TrainerState& s);
   int64_t iteration() const { return state_.iteration; }
 
-  // The engine of `rank` at the start of iteration `it` (documented, checkpointable).
+  // The engine of `rank` at the start of iteration `it`: seeded_engine() (common/rng.h, the
+  // project's seeding scheme); checkpointable.
   static std::mt19937_64 iteration_engine(uint64_t seed, int rank, int64_t it);
 
  private:

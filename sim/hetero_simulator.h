@@ -10,7 +10,7 @@
 
 #include "sim/cluster.h"
 #include "sim/graph.h"
-#include "sim/simulator.h"
+#include "sim/sim_result.h"
 
 namespace placeto {
 

@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "common/files.h"
 #include "common/json_util.h"
+#include "common/rng.h"
 #include "sim/cost_model.h"
 #include "sim/families/generators.h"
 #include "sim/graph_io.h"
@@ -29,13 +30,6 @@ void check_range(const FamilySpec& s, const char* field, int value, int lo, int 
                      ", " + std::to_string(hi) + "], got " + std::to_string(value));
 }
 }  // namespace
-
-uint64_t derive_seed(uint64_t seed, uint64_t stream) {
-  uint64_t z = seed + 0x9E3779B97F4A7C15ull * (stream + 1);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 
 std::vector<std::string> family_names() { return {"cifar10", "ptb", "nmt"}; }
 

@@ -57,7 +57,4 @@ FamilyManifest load_family_manifest(const std::string& dir_or_file);
 std::vector<std::string> manifest_paths(const std::string& dir_or_file,
                                         const std::vector<std::string>& files);
 
-// Deterministic seed derivation (splitmix64), shared by the generators.
-uint64_t derive_seed(uint64_t seed, uint64_t stream);
-
 }  // namespace placeto

@@ -1,5 +1,5 @@
-// Factories of the registered placers (one .cc per family of methods); make_placer() in
-// placer.cc is the only intended caller.  docs/PLACERS.md describes each method.
+// Factories of the registered placers (one .cc per family of methods); the built-in table of
+// registry.cc is the only intended caller.  docs/PLACERS.md describes each method.
 #pragma once
 
 #include <memory>

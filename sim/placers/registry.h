@@ -4,8 +4,9 @@
 // of every search and every --help.  An unknown name is rejected with the closest names.
 //
 // The classical methods are built in.  Other libraries add theirs with register_placer() at
-// start-up (the learned policy's placers: learner/policy_placers.h); adding a method is one
-// registration.  Registration is not thread-safe: do it before any thread places.
+// start-up (the learned policy's placers: register_policy_placers() in learner/policy_io.h; the
+// learned search's: register_learned_search_placers() in improve/search_placers.h); adding a
+// method is one registration.  Registration is not thread-safe: do it before any thread places.
 #pragma once
 
 #include <functional>

@@ -7,18 +7,11 @@
 #   - leave every file it was given, and every output path, exactly as it was.
 # Usage: hostile_inputs_test.sh BIN_DIR SOURCE_DIR
 set -uo pipefail
-bin=$1
-src=$2
-source "$src/launch/env.sh"
-tmp=$(mktemp -d)
-trap 'chmod -R u+w "$tmp" 2> /dev/null; rm -rf "$tmp"' EXIT
+# shellcheck source=SCRIPTDIR/../lib.sh
+source "$(dirname "$0")/../lib.sh"
 in=$tmp/in    # every input file of the cases; checked unchanged after each case
 out=$tmp/out  # pre-existing outputs (files, links, FIFOs); checked unchanged too
 mkdir -p "$in" "$out"
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); }
-bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
 
 # A fingerprint of everything a case could damage: names, types, link targets and contents
 # of $in and $out, and the device node /dev/full.
@@ -358,5 +351,4 @@ fi
 place --out "$out/existing.json" > /dev/null && grep -q '"placement"' "$out/existing.json" && ok ||
   bad "a normal write over an existing file"
 
-echo "hostile_inputs_test: $passed passed, $failed failed"
-((failed == 0))
+finish hostile_inputs_test

@@ -2,10 +2,9 @@
 # End-to-end test of `placeto sim`: every reference vector through the real executable, a
 # Chrome trace that parses, --repeat, and clear errors with a non-zero exit on bad input.
 set -euo pipefail
-bin=$1
+# shellcheck source=SCRIPTDIR/../lib.sh
+source "$(dirname "$0")/../lib.sh"
 data=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # Split each vector into the graph and placement files a user would have.

@@ -32,5 +32,23 @@ TEST(Rng, DrawsAreFixedBySeed) {
   }
 }
 
+// The seeding scheme (common/rng.h): the values of the implementation that generated every
+// family and trained every checkpoint so far.
+TEST(Rng, DeriveSeedIsFixed) {
+  EXPECT_EQ(derive_seed(0, 0), 16294208416658607535ull);  // splitmix64's first output for 0
+  EXPECT_EQ(derive_seed(1, 0), 10451216379200822465ull);
+  EXPECT_EQ(derive_seed(42, 7), 14769051326987775908ull);
+  EXPECT_EQ(derive_seed(42, 0x5350'4C49'5400'0000ull), 11931210266794513019ull);
+  EXPECT_EQ(derive_seed(~0ull, ~0ull), 13029008266876403067ull);
+  EXPECT_NE(derive_seed(42, 1), derive_seed(42, 2));
+}
+
+TEST(Rng, SeededEngineIsFixed) {
+  EXPECT_EQ(seeded_engine(1, 0, 0)(), 7343937789281698340ull);
+  EXPECT_EQ(seeded_engine(42, 3, 5000000000ll)(), 5571633486485315713ull);
+  EXPECT_NE(seeded_engine(1, 0, 0)(), seeded_engine(1, 1, 0)());
+  EXPECT_NE(seeded_engine(1, 0, 0)(), seeded_engine(1, 0, 1)());
+}
+
 }  // namespace
 }  // namespace placeto

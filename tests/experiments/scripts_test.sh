@@ -5,16 +5,10 @@
 # non-zero with a message that names the file.
 # Usage: scripts_test.sh BIN_DIR SOURCE_DIR   (BIN_DIR is unused: no executables needed)
 set -uo pipefail
-src=$2
-py=/usr/bin/python3  # Debian's Python: the one with matplotlib (see launch/setup)
+# shellcheck source=SCRIPTDIR/../lib.sh
+source "$(dirname "$0")/../lib.sh"
 exp=$src/experiments
 data=$src/tests/data/experiments
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-ok() { echo "PASS: $*"; passed=$((passed + 1)); }
-bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
 run() {  # name, command...: must exit 0; output in $tmp/out
   local name=$1
   shift
@@ -210,5 +204,4 @@ has "rl_after_imitation: count" "$tmp/ra.md" "greedy: RL after imitation better 
 expect_fail "rl_after_imitation: missing report" "No such file" \
   "$py" "$exp/summarize_rl_after_imitation.py" "$tmp/empty_nothing" 1
 
-echo "$passed passed, $failed failed"
-((failed == 0))
+finish

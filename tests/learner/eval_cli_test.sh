@@ -5,15 +5,8 @@
 # that does not match the checkpoint, and a file that is not a checkpoint.
 # Usage: eval_cli_test.sh BIN_DIR SOURCE_DIR
 set -uo pipefail
-bin=$1
-src=$2
-source "$src/launch/env.sh"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-ok() { echo "PASS: $*"; passed=$((passed + 1)); }
-bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
+# shellcheck source=SCRIPTDIR/../lib.sh
+source "$(dirname "$0")/../lib.sh"
 expect_fail() {  # name, text the message must contain, command...
   local name=$1 text=$2
   shift 2
@@ -139,7 +132,7 @@ fi
 
 # placeto eval on an imported ONNX model (a real export with Debian's torch).
 mkdir -p "$tmp/onnx" "$tmp/model"
-if /usr/bin/python3 "$src/tests/onnx/export_models.py" "$tmp/model" --models seq2seq \
+if "$py" "$src/tests/onnx/export_models.py" "$tmp/model" --models seq2seq \
   > "$tmp/export.out" 2>&1; then
   "$bin/placeto" import --model "$tmp/model/seq2seq.onnx" --out "$tmp/onnx/seq2seq.json" \
     > /dev/null 2>"$tmp/import.err" || cat "$tmp/import.err"
@@ -190,5 +183,4 @@ for m in ptb nmt; do
   fi
 done
 
-echo "eval_cli_test: $passed passed, $failed failed"
-((failed == 0))
+finish eval_cli_test

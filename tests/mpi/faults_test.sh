@@ -4,16 +4,10 @@
 # rank, and --resume auto then continues from the last checkpoint; a full disk (RLIMIT_FSIZE)
 # while writing a checkpoint keeps the old one and says so.
 set -uo pipefail
-bin=$1
-src=$2
-source "$src/launch/env.sh"
-tmp=$(mktemp -d)
-trap 'pkill -9 -f "$tmp/cfg.yaml" 2>/dev/null; rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-ok() { echo "PASS: $*"; passed=$((passed + 1)); }
-bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
-/usr/bin/python3 "$src/tests/mpi/make_tiny_graphs.py" "$tmp" 3 24 9
+# shellcheck source=SCRIPTDIR/../lib.sh
+source "$(dirname "$0")/../lib.sh"
+on_exit() { pkill -9 -f "$tmp/cfg.yaml" 2>/dev/null; }
+"$py" "$src/tests/mpi/make_tiny_graphs.py" "$tmp" 3 24 9
 cat > "$tmp/cfg.yaml" <<Y
 family_dir: $tmp
 devices: 2
@@ -123,5 +117,4 @@ if [ $rc -ne 0 ] && grep -q "previous checkpoint and LATEST are unchanged" "$tmp
 else
   bad "disk full handling (exit $rc)"; cat "$tmp/disk.out"
 fi
-echo "faults_test: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish faults_test

@@ -5,16 +5,8 @@
 # run; a resume with another config is refused; a bad config names the file and field; RL
 # epochs after the imitation resume exactly too, and can be added to a finished run.
 set -uo pipefail
-bin=$1
-src=$2
-source "$src/launch/env.sh"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-ok() { echo "PASS: $*"; passed=$((passed + 1)); }
-bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
-py=/usr/bin/python3
+# shellcheck source=SCRIPTDIR/../lib.sh
+source "$(dirname "$0")/../lib.sh"
 
 cat > "$tmp/cfg.yaml" <<Y
 search_policy:
@@ -153,5 +145,4 @@ else
   bad "epochs message"; cat "$tmp/U.out"
 fi
 
-echo "search_training: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish search_training

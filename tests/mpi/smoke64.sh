@@ -2,12 +2,9 @@
 # The 64-rank oversubscribed smoke run (label `slow`, not in the default tests): 64 actors on
 # this machine's cores, 3 iterations, identical parameters at the end.
 set -euo pipefail
-bin=$1
-src=$2
-source "$src/launch/env.sh"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-/usr/bin/python3 "$src/tests/mpi/make_tiny_graphs.py" "$tmp" 8 24 3
+# shellcheck source=SCRIPTDIR/../lib.sh
+source "$(dirname "$0")/../lib.sh"
+"$py" "$src/tests/mpi/make_tiny_graphs.py" "$tmp" 8 24 3
 cat > "$tmp/cfg.yaml" <<Y
 family_dir: $tmp
 devices: 2

@@ -4,18 +4,10 @@
 # run of 2N iterations straight; another seed differs (negative control); a resume with
 # another world size works and says it is not bit-exact.
 set -uo pipefail
-bin=$1
-src=$2
-source "$src/launch/env.sh"
-tmp=$(mktemp -d)
+# shellcheck source=SCRIPTDIR/../lib.sh
+source "$(dirname "$0")/../lib.sh"
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill -9 -- "-$p" 2>/dev/null; done; rm -rf "$tmp"; }
-trap cleanup EXIT
-passed=0
-failed=0
-ok() { echo "PASS: $*"; passed=$((passed + 1)); }
-bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
-py=/usr/bin/python3
+on_exit() { for p in "${pids[@]}"; do kill -9 -- "-$p" 2>/dev/null; done; }
 
 mkdir -p "$tmp/graphs"
 $py "$src/tests/mpi/make_tiny_graphs.py" "$tmp/graphs" 4 24 7
@@ -131,5 +123,4 @@ else
   bad "unclear error for an unknown teacher"; cat "$tmp/G.out"
 fi
 
-echo "trainer_mpi_test: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish trainer_mpi_test

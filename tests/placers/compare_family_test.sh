@@ -2,14 +2,13 @@
 # `placeto compare` over a generated family (the paper's setting): every graph gets a row per
 # method, the best-classical row, and any loss to `single` is flagged, not hidden.
 set -euo pipefail
-bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=SCRIPTDIR/../lib.sh
+source "$(dirname "$0")/../lib.sh"
 "$bin/placeto" generate --family ptb --count 4 --seed 3 --out "$tmp/fam" --test 1 \
   --steps 3 --layers 1 --cell-nodes 4 > /dev/null
 "$bin/placeto" compare --graphs "$tmp/fam" --devices 3 --out "$tmp/report.csv" \
   --methods single,round-robin,expert,metis,heft,m-etf,m-sct > "$tmp/table.txt" 2>&1
-/usr/bin/python3 - "$tmp/report.csv" <<'PY'
+"$py" - "$tmp/report.csv" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 graphs = sorted({r["graph"] for r in rows})

@@ -1,6 +1,6 @@
 // The few CUDA-runtime and NCCL entry points the NCCL backend uses, resolved with dlopen.
 // The types are declared here rather than taken from cuda_runtime.h / nccl.h so that the
-// backend builds on machines without the CUDA toolkit; nccl_abi_test.cc checks them
+// backend builds on machines without the CUDA toolkit; abi_check.cc checks them
 // against the real headers where those exist.  Internal to common/comm/.
 //
 // Threading: the tables are loaded once (thread-safe static initialization) and immutable
