@@ -273,7 +273,7 @@ int run_training(const RunOptions& options, Communicator& comm) {
   return kExitDone;
 }
 
-void register_placeto_trainer() {
+TrainerInfo placeto_trainer_info() {
   TrainerInfo t;
   t.name = "placeto";
   t.top_key = "";
@@ -286,7 +286,9 @@ void register_placeto_trainer() {
     return co;
   };
   t.run = run_training;
-  register_trainer(std::move(t));
+  return t;
 }
+
+void register_placeto_trainer() { register_trainer(placeto_trainer_info()); }
 
 }  // namespace placeto

@@ -7,13 +7,16 @@
 
 #include "common/comm/comm.h"
 #include "training/run.h"
+#include "training/trainers.h"
 
 namespace placeto {
 
 // Runs (or resumes) training.  Throws placeto::Error on bad input.
 int run_training(const RunOptions& options, Communicator& comm);
 
-// Registers the Placeto trainer ("placeto": every config without a `search_policy` key).
+// The Placeto trainer ("placeto": every config without a `search_policy` key), and its
+// registration.
+TrainerInfo placeto_trainer_info();
 void register_placeto_trainer();
 
 }  // namespace placeto

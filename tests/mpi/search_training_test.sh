@@ -3,7 +3,8 @@
 # metrics.csv and checkpoints that policy-search places with; a run stopped after epoch 2
 # (as by a preemption) and resumed ends with the same bytes in every dataset as a straight
 # run; a resume with another config is refused; a bad config names the file and field; RL
-# epochs after the imitation resume exactly too, and can be added to a finished run.
+# epochs after the imitation resume exactly too, and can be added to a finished run; and
+# none of it loads LibTorch.
 set -uo pipefail
 # shellcheck source=SCRIPTDIR/../lib.sh
 source "$(dirname "$0")/../lib.sh"
@@ -143,6 +144,23 @@ elif grep -q "RL has begun" "$tmp/U.out"; then
   ok "epochs cannot change once RL has begun"
 else
   bad "epochs message"; cat "$tmp/U.out"
+fi
+
+# 7. Training the scorer never loads LibTorch: placeto_actor does not link it, and a whole
+#    one-process run maps no libtorch (the dynamic loader's own record of what it loaded).
+if ldd "$bin/placeto_actor" | grep -q "libtorch"; then
+  bad "placeto_actor links libtorch"; ldd "$bin/placeto_actor" | grep torch
+elif LD_DEBUG=files "$bin/placeto_actor" --config "$tmp/cfg.yaml" --run-dir "$tmp/L" epochs=1 \
+       > "$tmp/L.out" 2>&1 && grep -q "ckpt_1.h5" "$tmp/L/checkpoints/LATEST"; then
+  if grep -q "file=libtorch" "$tmp/L.out"; then
+    bad "a scorer run loaded libtorch"; grep "file=libtorch" "$tmp/L.out" | head -3
+  elif grep -q "file=libmpi" "$tmp/L.out"; then  # LD_DEBUG did record the loads
+    ok "a scorer run maps no libtorch"
+  else
+    bad "LD_DEBUG recorded nothing"; head "$tmp/L.out"
+  fi
+else
+  bad "one-process scorer run"; tail "$tmp/L.out"
 fi
 
 finish search_training
