@@ -146,7 +146,36 @@ else
   bad "epochs message"; cat "$tmp/U.out"
 fi
 
-# 7. Training the scorer never loads LibTorch: placeto_actor does not link it, and a whole
+# 7. A run directory written before issue #32 (keys lr_end and clip_norm, checkpoint of
+#    commit c597cf1): today's trainer reproduces its epoch 2 in every dataset, and it resumes
+#    under a config that names the keys lr_final and grad_clip (compared as values), to the
+#    same epoch 3 as today's own run resumed the same way.
+old="$src/tests/data/old_runs/scorer_c597cf1"
+cp -r "$old" "$tmp/old"
+sed 's/lr_end:/lr_final:/; s/clip_norm:/grad_clip:/' "$old/config_old_names.yaml" > "$tmp/new_names.yaml"
+one() { "$bin/placeto_actor" "$@"; }
+digests() { $py "$src/tests/mpi/ckpt_digests.py" "$1" | grep -v "^meta"; }
+if one --config "$old/config_old_names.yaml" --run-dir "$tmp/now" > "$tmp/O1.out" 2>&1 &&
+   digests "$tmp/now/checkpoints/ckpt_2.h5" > "$tmp/now2.sha" &&
+   digests "$old/checkpoints/ckpt_2.h5" > "$tmp/old2.sha" && [ -s "$tmp/old2.sha" ] &&
+   diff -q "$tmp/now2.sha" "$tmp/old2.sha" > /dev/null; then
+  ok "today's trainer reproduces the old run's checkpoint in every dataset"
+else
+  bad "old run not reproduced"; diff "$tmp/now2.sha" "$tmp/old2.sha" | head; tail "$tmp/O1.out"
+fi
+if one --config "$tmp/new_names.yaml" --run-dir "$tmp/old" --resume auto epochs=3 > "$tmp/O2.out" 2>&1 &&
+   grep -q "resumed at epoch 2" "$tmp/old/logs/rank_0.log" &&
+   grep -q "lr_final: 0.001" "$tmp/old/config.yaml" &&
+   one --config "$tmp/new_names.yaml" --run-dir "$tmp/now" --resume auto epochs=3 > "$tmp/O3.out" 2>&1 &&
+   digests "$tmp/old/checkpoints/ckpt_3.h5" > "$tmp/old3.sha" &&
+   digests "$tmp/now/checkpoints/ckpt_3.h5" > "$tmp/now3.sha" && [ -s "$tmp/old3.sha" ] &&
+   diff -q "$tmp/old3.sha" "$tmp/now3.sha" > /dev/null; then
+  ok "the old run directory resumes under the renamed keys, equal to today's run"
+else
+  bad "old run directory resume"; cat "$tmp/O2.out" "$tmp/O3.out" 2>/dev/null | tail -20
+fi
+
+# 8. Training the scorer never loads LibTorch: placeto_actor does not link it, and a whole
 #    one-process run maps no libtorch (the dynamic loader's own record of what it loaded).
 if ldd "$bin/placeto_actor" | grep -q "libtorch"; then
   bad "placeto_actor links libtorch"; ldd "$bin/placeto_actor" | grep torch
