@@ -1,6 +1,7 @@
 // placeto profile: time every op of an ONNX model on this machine (profiler/), write the graph
 // with the measured costs, fit a device profile to the measurements (sim/cost_fit.h) and
-// print how far the analytic cost model is from them (docs/COST_MODEL.md).
+// print how far the analytic cost model is from them (docs/COST_MODEL.md).  In
+// libplaceto_profile.so: it needs LibTorch (launch/torch_module.h).
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -249,12 +250,10 @@ void run_profile(ProfileArgs a) {
 
 }  // namespace
 
-void register_profile_command(CLI::App& app) {
+int run_profile_command(const std::vector<std::string>& argv) {
   auto args = std::make_shared<ProfileArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "profile",
-      "Time every op of an ONNX model here with LibTorch; write the graph with measured costs and "
-      "a fitted device profile; print the analytic cost model's error");
+  CLI::App app{kProfileSummary, "placeto profile"};
+  CLI::App* cmd = &app;
   cmd->add_option("model,--model", args->model, "ONNX model file")->required();
   cmd->add_option("--out", args->out, "Graph file to write, with measured costs")->required();
   cmd->add_option("--fit-out", args->fit_out,
@@ -291,6 +290,7 @@ void register_profile_command(CLI::App& app) {
                   "Graph inputs that carry data (default: detected)")
       ->delimiter(',');
   cmd->callback([args] { run_profile(*args); });
+  return parse_command_app(app, argv);
 }
 
 }  // namespace placeto

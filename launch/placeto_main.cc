@@ -1,5 +1,6 @@
 // `placeto`: the command-line entry point for simulation, placement, comparison, family
-// generation and import.  Distributed training is `placeto_actor` (under mpirun).
+// generation and import.  Distributed training is `placeto_actor` (under mpirun).  It never
+// links LibTorch: the commands that need it load a module (launch/torch_module.h).
 #include <spdlog/spdlog.h>
 
 #include <iostream>
@@ -30,11 +31,10 @@ int main(int argc, char** argv) {
   placeto::register_compare_command(app);
   placeto::register_import_command(app);
   placeto::register_train_command(app);
-  placeto::register_learning_commands(app);
   placeto::register_generate_command(app);
   placeto::register_coarsen_command(app);
   placeto::register_export_command(app);
-  placeto::register_profile_command(app);
+  placeto::register_torch_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

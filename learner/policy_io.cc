@@ -1,9 +1,12 @@
 #include "learner/policy_io.h"
 
+#include <stdexcept>
+
 #include "common/checkpoint/checkpoint_store.h"
 #include "common/error.h"
 #include "learner/checkpointing.h"
 #include "learner/param_vector.h"
+#include "learner/policy_catalog.h"
 #include "learner/trainer.h"
 #include "sim/placers/registry.h"
 
@@ -60,30 +63,21 @@ LearnedPlacerSetup setup_from_checkpoint(const std::string& checkpoint) {
 
 }  // namespace
 
+std::unique_ptr<Placer> make_policy_placer_by_name(const std::string& name,
+                                                   const PlacerOptions& options) {
+  if (name == "policy") return make_policy_placer(setup_from_checkpoint(options.checkpoint));
+  if (name == "policy+anneal")
+    return make_policy_anneal_placer(setup_from_checkpoint(options.checkpoint));
+  throw std::logic_error("make_policy_placer_by_name: no placer '" + name + "'");
+}
+
 void register_policy_placers() {
   if (find_placer("policy")) return;
-  PlacerInfo policy;
-  policy.name = "policy";
-  policy.summary =
-      "the Placeto policy of a checkpoint (--checkpoint): best of --samples episodes (1 = "
-      "greedy)";
-  policy.kind = PlacerKind::kLearned;
-  policy.stochastic = true;
-  policy.takes_samples = true;
-  policy.needs_checkpoint = true;
-  policy.make = [](const PlacerOptions& o) -> std::unique_ptr<Placer> {
-    return make_policy_placer(setup_from_checkpoint(o.checkpoint));
-  };
-  register_placer(policy);
-  PlacerInfo seeded = policy;
-  seeded.name = "policy+anneal";
-  seeded.summary = "anneal from the policy's placement (--budget: anneal's; --time-ms: in all)";
-  seeded.kind = PlacerKind::kSearch;
-  seeded.takes_budget = true;
-  seeded.make = [](const PlacerOptions& o) {
-    return make_policy_anneal_placer(setup_from_checkpoint(o.checkpoint));
-  };
-  register_placer(seeded);
+  for (PlacerInfo info : policy_placer_catalog()) {
+    const std::string name = info.name;
+    info.make = [name](const PlacerOptions& o) { return make_policy_placer_by_name(name, o); };
+    register_placer(std::move(info));
+  }
 }
 
 }  // namespace placeto

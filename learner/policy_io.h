@@ -3,6 +3,7 @@
 // (actors/policy_placer.h) in the placer registry.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "actors/policy.h"
@@ -33,6 +34,10 @@ PolicyPlacement place_with_policy(LoadedPolicy& policy, const Graph& g, const Cl
 // the environment and message-passing settings the network was trained with.
 PolicyPlacement place_with_net(PolicyNet& net, const TrainConfig& config, const Graph& g,
                                const Cluster& cluster, int samples, uint64_t seed);
+
+// Builds one of policy_placer_catalog()'s placers (policy_catalog.h); it loads its checkpoint.
+std::unique_ptr<Placer> make_policy_placer_by_name(const std::string& name,
+                                                   const PlacerOptions& options);
 
 // Adds "policy" and "policy+anneal" (kind learned, options.checkpoint required) to the placer
 // registry; each loads its checkpoint once, when it is built.  Idempotent.  Call it at the

@@ -289,6 +289,4 @@ TrainerInfo placeto_trainer_info() {
   return t;
 }
 
-void register_placeto_trainer() { register_trainer(placeto_trainer_info()); }
-
 }  // namespace placeto

@@ -14,9 +14,8 @@ namespace placeto {
 // Runs (or resumes) training.  Throws placeto::Error on bad input.
 int run_training(const RunOptions& options, Communicator& comm);
 
-// The Placeto trainer ("placeto": every config without a `search_policy` key), and its
-// registration.
+// The Placeto trainer ("placeto": every config without a `search_policy` key).  The
+// executables take it from libplaceto_policy.so (launch/torch_module.h).
 TrainerInfo placeto_trainer_info();
-void register_placeto_trainer();
 
 }  // namespace placeto

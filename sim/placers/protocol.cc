@@ -99,14 +99,24 @@ std::vector<GraphResult> run_protocol(const std::vector<NamedGraph>& graphs, con
                                       const std::vector<MethodSpec>& specs,
                                       const ProtocolOptions& options) {
   validate_specs(specs);
-  // Each method is built once (a learned placer loads its checkpoint here, not per graph).
-  std::map<std::string, std::unique_ptr<Placer>> placers;
+  // Each (method, checkpoint) is built once (a learned placer loads its checkpoint here, not
+  // per graph).
+  auto row_options = [&](const MethodSpec& s, const PlacerInfo& info) {
+    PlacerOptions o = options.placer;
+    if (!s.checkpoint.empty()) o.checkpoint = s.checkpoint;
+    return options_for(info, o);
+  };
+  std::map<std::pair<std::string, std::string>, std::unique_ptr<Placer>> placers;
+  auto key = [](const MethodSpec& s, const PlacerOptions& o) {
+    return std::make_pair(s.method, o.checkpoint);
+  };
   for (const MethodSpec& s : specs) {
-    if (s.method == kBest || placers.count(s.method)) continue;
+    if (s.method == kBest) continue;
     const PlacerInfo& info = placer_info(s.method);
-    const PlacerOptions o = options_for(info, options.placer);
+    const PlacerOptions o = row_options(s, info);
+    if (placers.count(key(s, o))) continue;
     validate_options(info, o, s.method);
-    placers[s.method] = info.make(o);
+    placers[key(s, o)] = info.make(o);
   }
   const int64_t total = static_cast<int64_t>(graphs.size() * specs.size());
   int64_t done = 0;
@@ -140,7 +150,7 @@ std::vector<GraphResult> run_protocol(const std::vector<NamedGraph>& graphs, con
         row.place_ms = run->place_ms;
         if (!run->message.empty()) effort = run->message;
       } else {
-        PlacerOptions o = options_for(info, options.placer);
+        PlacerOptions o = row_options(s, info);
         if (s.budget) o.budget = s.budget, o.time_ms = 0;
         if (s.time_ms) o.time_ms = s.time_ms, o.budget = 0;
         if (s.samples) o.samples = s.samples;
@@ -151,7 +161,7 @@ std::vector<GraphResult> run_protocol(const std::vector<NamedGraph>& graphs, con
         }
         PlacerStats stats;
         o.stats = &stats;
-        PlacerRun run = run_placer(*placers.at(s.method), ng.graph, c, o);
+        PlacerRun run = run_placer(*placers.at(key(s, o)), ng.graph, c, o);
         row.placement = std::move(run.placement);
         row.eval = run.evaluation;
         row.place_ms = run.place_ms;

@@ -54,6 +54,7 @@ struct MethodSpec {
   int64_t budget = 0;
   double time_ms = 0;
   int samples = 0;
+  std::string checkpoint;  // this row's model (e.g. a scorer next to a policy's rows)
   // The label of an earlier row: this row's time_ms is that row's place_ms on the same graph
   // (equal-time comparisons).
   std::string match_time_of;
