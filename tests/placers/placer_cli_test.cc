@@ -165,9 +165,14 @@ TEST_F(PlacerCli, InfeasibleCapacityIsReportedNotHidden) {
   write_file_atomic(dir_ + "/tiny.yaml", "devices: 2\nmemory_bytes: 1000\n");
   const Result r = run("place --graph " + dir_ + "/graphs/dag0.json --cluster " + dir_ +
                        "/tiny.yaml --method m-etf --out " + dir_ + "/p.json");
-  ASSERT_EQ(r.rc, 0) << r.err;
+  // Written, reported, and exit 1: the placement does not fit.
+  ASSERT_EQ(r.rc, 1) << r.err;
   EXPECT_FALSE(parse_json_text(r.out, "stdout")["feasible"].get<bool>());
   EXPECT_NE(r.err.find("no feasible placement found by m-etf"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("infeasible"), std::string::npos) << r.err;
+  for (const char* device : {"gpu0: need ", "gpu1: need "})
+    EXPECT_NE(r.err.find(device), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("of capacity 1000 bytes"), std::string::npos) << r.err;
   EXPECT_TRUE(file_exists(dir_ + "/p.json"));
 
   const Result cmp = run("compare --graphs " + dir_ + "/graphs --cluster " + dir_ +
@@ -175,6 +180,19 @@ TEST_F(PlacerCli, InfeasibleCapacityIsReportedNotHidden) {
   ASSERT_EQ(cmp.rc, 0) << cmp.err;
   const auto rows = parse_csv(read_file(dir_ + "/r.csv"));
   for (size_t i = 1; i < rows.size(); ++i) EXPECT_EQ(rows[i][5], "false") << i;
+  // The summary counts every infeasible row: all six graphs, for each method.
+  std::istringstream table(cmp.out);
+  std::string line;
+  int methods = 0;
+  while (std::getline(table, line)) {
+    std::istringstream words(line);
+    std::vector<std::string> w;
+    for (std::string x; words >> x;) w.push_back(x);
+    if (w.size() != 8 || (w[0] != "single" && w[0] != "heft")) continue;
+    EXPECT_EQ(w[6], "6") << line;
+    ++methods;
+  }
+  EXPECT_EQ(methods, 2) << cmp.out;
 }
 
 TEST_F(PlacerCli, BadInputsFailWithAClearMessage) {
