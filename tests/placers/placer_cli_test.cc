@@ -195,6 +195,32 @@ TEST_F(PlacerCli, InfeasibleCapacityIsReportedNotHidden) {
   EXPECT_EQ(methods, 2) << cmp.out;
 }
 
+// A generated training graph on 4 devices of half the balanced share (its need on one device
+// / 4): nothing fits, and best and auto write the least-overflowing placement and exit 1.
+TEST_F(PlacerCli, WhereNothingFitsBestAndAutoExitOneWithTheLeastOverflow) {
+  const Result gen = run("generate --family ptb --count 1 --seed 3 --steps 4 --layers 1 --out " +
+                         dir_ + "/family");
+  ASSERT_EQ(gen.rc, 0) << gen.err;
+  const std::string graph = dir_ + "/family/ptb_0.json";
+  const Result one =
+      run("place --graph " + graph + " --devices 1 --method single --out " + dir_ + "/one.json");
+  ASSERT_EQ(one.rc, 0) << one.err;
+  const Json single = parse_json_text(one.out, "stdout");
+  const double share =
+      (single["peak_mem_bytes"][0].get<double>() + single["param_bytes"][0].get<double>()) / 4;
+  write_file_atomic(dir_ + "/half.yaml",
+                    "devices: 4\nmemory_bytes: " + std::to_string(int64_t(0.5 * share)) + "\n");
+  for (const std::string method : {"best", "auto"}) {
+    const Result r = run("place --graph " + graph + " --cluster " + dir_ + "/half.yaml --method " +
+                         method + " --budget 100 --out " + dir_ + "/" + method + ".json");
+    EXPECT_EQ(r.rc, 1) << method << ": " << r.err;
+    EXPECT_NE(r.err.find("infeasible"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("gpu3: need "), std::string::npos) << r.err;
+    EXPECT_FALSE(parse_json_text(r.out, "stdout")["feasible"].get<bool>());
+    EXPECT_TRUE(file_exists(dir_ + "/" + method + ".json"));
+  }
+}
+
 TEST_F(PlacerCli, BadInputsFailWithAClearMessage) {
   write_family();
   const std::string g = " --graph " + dir_ + "/graphs/dag0.json --out " + dir_ + "/p.json";
