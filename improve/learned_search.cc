@@ -80,7 +80,7 @@ class LearnedProposer : public Proposer {
         refresh(s);
         continue;
       }
-      if (o_.greedy && !(chosen_score < s.current_score() * (1 - 1e-12))) {
+      if (o_.greedy && !score_improves(chosen_score, s.current_score())) {
         fails_ += drawn;
         if (fails_ >= o_.greedy_tries || exhausted) return Proposal::none();
         continue;

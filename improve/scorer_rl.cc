@@ -75,7 +75,7 @@ ReinforceStats reinforce_moves(const Graph& g, const Cluster& c, const Placement
       const double s = search_score(sim.simulate(current), c);
       ++st.simulations;
       ++st.proposals;
-      if (s < current_score * (1 - 1e-12)) {
+      if (score_improves(s, current_score)) {
         rewards[k] = (current_score - s) / st.start_score;
         current_score = s;
         stale = true;

@@ -1,6 +1,9 @@
 // placeto place: run one classical placer on one graph, write the placement and print its
-// evaluation as JSON.  An infeasible result is still written, with a warning on stderr and
-// "feasible": false, so that a user sees how far over capacity the best attempt is.
+// evaluation as JSON.  An infeasible result (the least-overflowing placement the method found,
+// by the memory rule of sim/placers/memory_rule.h) is still written, with "feasible": false, a
+// line on stderr that says `infeasible` with every device's need and capacity, and exit status
+// 1, so that a user sees how far over capacity the best attempt is and a script sees that it
+// does not fit.
 // With --ungroup ORIGINAL.json the placed graph is a coarse one: the placement is mapped back
 // to every op of the original graph through the group map (sim/coarse_map.h), written as a
 // placement of that graph (per ONNX node too when the map records origins) and simulated.
@@ -68,6 +71,20 @@ Json write_fine_placement(const PlaceArgs& a, const Ungrouping& u, const Cluster
   return out;
 }
 
+// "infeasible: the placement needs more memory than the cluster has (gpu0: need N of
+// capacity C bytes, ...)", every device listed.
+std::string infeasible_line(const Cluster& c, const PlacementEvaluation& e) {
+  std::string s = "infeasible: the placement needs more memory than the cluster has (";
+  for (int d = 0; d < c.num_devices(); ++d) {
+    const double cap = c.devices[d].memory_bytes;
+    s +=
+        (d ? "; " : "") + c.devices[d].name + ": need " +
+        std::to_string(e.peak_mem_bytes[d] + e.param_bytes[d]) + " of capacity " +
+        (cap > 0 ? std::to_string(static_cast<int64_t>(cap)) + " bytes" : std::string("unlimited"));
+  }
+  return s + ")";
+}
+
 void run_place(PlaceArgs a) {
   const PlacerInfo& info = placer_info(a.method);  // first, so a typo fails before any work
   if (info.needs_checkpoint && a.checkpoint.empty())
@@ -112,18 +129,24 @@ void run_place(PlaceArgs a) {
   out["ratio_to_lb"] = e.ratio_to_lb;
   out["out"] = a.out;
   if (ungrouping) out["fine"] = write_fine_placement(a, *ungrouping, c, run.placement);
-  if (!e.feasible) {
-    out["message"] = run.message;
-    std::cerr << "placeto: warning: " << run.message << std::endl;
-  }
+  if (!run.note.empty()) out["note"] = run.note;
+  if (!e.feasible) out["message"] = run.message;
   std::cout << out.dump() << std::endl;
+  if (!e.feasible) {
+    std::cerr << "placeto: " << infeasible_line(c, e) << "; " << run.message << std::endl;
+    throw CLI::RuntimeError(1);  // the placement is written: not an error of the input
+  }
 }
 
 }  // namespace
 
 void register_place_command(CLI::App& app) {
   auto args = std::make_shared<PlaceArgs>();
-  CLI::App* cmd = app.add_subcommand("place", "Place a graph with one method");
+  CLI::App* cmd = app.add_subcommand(
+      "place",
+      "Place a graph with one method.  Exit status 1 when the placement does not fit the "
+      "cluster's memory: it is still written (the least-overflowing one found), and stderr "
+      "says 'infeasible' with every device's need and capacity");
   cmd->add_option("--graph", args->graph, "Graph file (placeto-graph JSON)")->required();
   cmd->add_option("--method", args->method, "Placement method, one of:\n" + placer_help())
       ->required();

@@ -36,6 +36,16 @@ int device_ref(const YamlField& f, const Cluster& c) {
   f.fail("unknown device '" + s + "' (give an index or a device name)");
 }
 
+// A capacity in bytes: finite (as_double refuses NaN and infinities), >= 0 (0 = unlimited) and
+// at most 2^62, so that sums of per-device needs stay exact in int64 arithmetic.
+double read_memory_bytes(const YamlField& f, const std::string& key, double fallback) {
+  if (!f.has(key)) return fallback;
+  const double v = f.at(key).as_double();
+  if (!(v >= 0 && v <= 4611686018427387904.0))
+    f.at(key).fail("must be in [0, 2^62] bytes (0 = unlimited), got " + f.at(key).as_string());
+  return v;
+}
+
 }  // namespace
 
 Cluster cluster_from_yaml(const YamlField& root) {
@@ -61,8 +71,7 @@ Cluster cluster_from_yaml(const YamlField& root) {
   std::string default_profile = "k80";
   read_profile(root, "profile", &default_profile);
   double default_memory = c.heterogeneous() ? device_profile(default_profile).memory_bytes : 0;
-  root.get("memory_bytes", &default_memory);
-  if (default_memory < 0) root.at("memory_bytes").fail("must be >= 0");
+  default_memory = read_memory_bytes(root, "memory_bytes", default_memory);
   int per_node = 0;
   root.get("devices_per_node", &per_node);
   if (root.has("devices_per_node") && per_node < 1)
@@ -83,10 +92,9 @@ Cluster cluster_from_yaml(const YamlField& root) {
         spec.memory_bytes = device_profile(spec.profile).memory_bytes;
       spec.node = per_node > 0 ? static_cast<int>(i) / per_node : 0;
       d.get("name", &spec.name);
-      d.get("memory_bytes", &spec.memory_bytes);
+      spec.memory_bytes = read_memory_bytes(d, "memory_bytes", spec.memory_bytes);
       d.get("speed", &spec.speed);
       d.get("node", &spec.node);
-      if (spec.memory_bytes < 0) d.at("memory_bytes").fail("must be >= 0");
       if (!(spec.speed > 0)) d.at("speed").fail("must be > 0");
       if (spec.node < 0) d.at("node").fail("must be >= 0");
       if (!c.heterogeneous() && spec.speed != 1.0)

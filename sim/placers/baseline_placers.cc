@@ -4,16 +4,17 @@
 
 #include "common/error.h"
 #include "sim/placers/memory.h"
+#include "sim/placers/memory_rule.h"
 #include "sim/placers/methods.h"
 #include "sim/simulator.h"
 
 namespace placeto {
 namespace {
 
-// Feasible beats infeasible, then the faster runtime.
-bool better(const SimResult& a, const SimResult& b) {
-  if (a.memory_ok != b.memory_ok) return a.memory_ok;
-  return a.runtime_us < b.runtime_us;
+// The memory rule (memory_rule.h): feasible first, then the smaller overflow, then faster.
+bool better(const SimResult& a, const SimResult& b, const Cluster& c) {
+  return better_under_memory_rule(memory_overflow(a, c), a.runtime_us, memory_overflow(b, c),
+                                  b.runtime_us);
 }
 
 class SinglePlacer : public Placer {
@@ -28,7 +29,7 @@ class SinglePlacer : public Placer {
     for (int d = 1; d < c.num_devices(); ++d) {
       Placement p(c.num_devices(), g.num_nodes(), d);
       const SimResult& r = sim.simulate(p);
-      if (better(r, best_result)) {
+      if (better(r, best_result, c)) {
         best_result = r;
         best = p;
       }
@@ -49,7 +50,7 @@ class RandomPlacer : public Placer {
     for (int s = 0; s < k; ++s) {
       for (auto& d : p.device) d = static_cast<int32_t>(rng.below(c.num_devices()));
       const SimResult& r = sim.simulate(p);
-      if (s == 0 || better(r, best_result)) {
+      if (s == 0 || better(r, best_result, c)) {
         best_result = r;
         best = p;
       }

@@ -48,7 +48,7 @@ class DescentPlacer : public Placer {
           current.device[v] = d;
           const double s = search_score(sim.simulate(current), c);
           ++spent;
-          if (s < best_score * (1 - 1e-12)) {
+          if (score_improves(s, best_score)) {
             best_score = s;
             best_op = v;
             best_device = d;

@@ -42,6 +42,7 @@ PlacementEvaluation evaluate_placement(Simulator& sim, const Placement& p, doubl
   e.feasible = r.memory_ok;
   for (size_t d = 0; d < r.over_capacity.size(); ++d)
     if (r.over_capacity[d]) e.over_capacity_devices.push_back(static_cast<int>(d));
+  e.overflow = memory_overflow(r, sim.cluster());
   e.lower_bound_us = lower_bound_us;
   e.ratio_to_lb = lower_bound_us > 0 ? e.runtime_us / lower_bound_us : 0;
   return e;
@@ -73,12 +74,17 @@ PlacerRun run_placer(const Placer& placer, const Graph& g, const Cluster& c,
                      const PlacerOptions& options) {
   PlacerRun run;
   run.method = placer.name();
+  // The placer's note is wanted even when the caller did not ask for its stats.
+  PlacerStats stats;
+  PlacerOptions o = options;
+  if (!o.stats) o.stats = &stats;
   const auto t0 = std::chrono::steady_clock::now();
-  run.placement = placer.place(g, c, options);
+  run.placement = placer.place(g, c, o);
   run.place_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   validate_placement(g, run.placement, placer.name());
   PLACETO_CHECK_EQ(run.placement.num_devices, c.num_devices());
+  run.note = o.stats->note;
   run.evaluation = evaluate_placement(g, c, run.placement);
   if (!run.evaluation.feasible)
     run.message = "no feasible placement found by " + placer.name() + " for graph '" + g.name() +

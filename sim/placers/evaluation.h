@@ -12,6 +12,7 @@
 
 #include "sim/cluster.h"
 #include "sim/graph.h"
+#include "sim/placers/memory_rule.h"
 #include "sim/placers/placer.h"
 #include "sim/simulator.h"
 
@@ -25,6 +26,7 @@ struct PlacementEvaluation {
   // Simulated peak + parameters within capacity on every device (SimResult::memory_ok).
   bool feasible = true;
   std::vector<int> over_capacity_devices;
+  MemoryOverflow overflow;  // how far over the capacities (memory_rule.h); zero when feasible
   double lower_bound_us = 0;
   double ratio_to_lb = 0;  // runtime / lower bound (0 when the bound is 0)
 };
@@ -49,6 +51,9 @@ struct PlacerRun {
   double place_ms = 0;  // wall time of Placer::place
   // Empty when feasible, otherwise "no feasible placement found: ...".
   std::string message;
+  // What the placer reported besides its placement (PlacerStats::note), e.g. that it fell back
+  // to another placer's answer; empty when nothing.
+  std::string note;
 };
 
 PlacerRun run_placer(const Placer& placer, const Graph& graph, const Cluster& cluster,

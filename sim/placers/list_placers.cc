@@ -1,10 +1,13 @@
 // List schedulers that place while they schedule: HEFT (Topcuoglu et al. 2002, insertion
 // policy) and Baechi's memory-constrained m-ETF and m-SCT (Jeon et al., SoCC 2020), all on
-// ScheduleModel, i.e. on the simulator's cost view.
+// ScheduleModel, i.e. on the simulator's cost view.  m-ETF and m-SCT return partition's
+// placement (contiguous.h) when theirs does not fit and partition's is better by the memory
+// rule, and say so in PlacerStats::note.
 #include <algorithm>
 #include <queue>
 
 #include "common/error.h"
+#include "sim/placers/contiguous.h"
 #include "sim/placers/memory.h"
 #include "sim/placers/methods.h"
 #include "sim/placers/schedule_model.h"
@@ -144,9 +147,10 @@ Placement earliest_task_first(const Graph& g, const Cluster& c, ScheduleModel& m
 class MetfPlacer : public Placer {
  public:
   std::string name() const override { return "m-etf"; }
-  Placement place(const Graph& g, const Cluster& c, const PlacerOptions&) const override {
+  Placement place(const Graph& g, const Cluster& c, const PlacerOptions& o) const override {
     ScheduleModel model(g, c, /*insertion=*/false);
-    return earliest_task_first(g, c, model, [](NodeId, int) { return true; });
+    return fall_back_to_partition(
+        g, c, earliest_task_first(g, c, model, [](NodeId, int) { return true; }), name(), o.stats);
   }
 };
 
@@ -158,7 +162,7 @@ class MetfPlacer : public Placer {
 class MsctPlacer : public Placer {
  public:
   std::string name() const override { return "m-sct"; }
-  Placement place(const Graph& g, const Cluster& c, const PlacerOptions&) const override {
+  Placement place(const Graph& g, const Cluster& c, const PlacerOptions& o) const override {
     const std::vector<NodeId> favourite = favourite_children(g, c);
     ScheduleModel model(g, c, /*insertion=*/false);
     auto allowed = [&](NodeId v, int d) {
@@ -173,7 +177,7 @@ class MsctPlacer : public Placer {
         if (!model.assigned(g.edge_src(pe[i]))) return true;
       return false;
     };
-    return earliest_task_first(g, c, model, allowed);
+    return fall_back_to_partition(g, c, earliest_task_first(g, c, model, allowed), name(), o.stats);
   }
 
  private:

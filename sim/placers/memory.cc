@@ -7,13 +7,10 @@
 
 namespace placeto {
 
-namespace {
-constexpr double kUnlimited = std::numeric_limits<double>::infinity();
-
-double capacity_of(const Cluster& c, int d) {
-  return c.devices[d].memory_bytes > 0 ? c.devices[d].memory_bytes : kUnlimited;
+double device_capacity_bytes(const Cluster& c, int d) {
+  return c.devices[d].memory_bytes > 0 ? c.devices[d].memory_bytes
+                                       : std::numeric_limits<double>::infinity();
 }
-}  // namespace
 
 int64_t op_footprint_bytes(const Graph& g, NodeId v) {
   return g.param_bytes(v) + g.total_out_bytes(v);
@@ -21,7 +18,7 @@ int64_t op_footprint_bytes(const Graph& g, NodeId v) {
 
 MemoryLedger::MemoryLedger(const Graph& g, const Cluster& c)
     : g_(g), capacity_(c.num_devices()), used_(c.num_devices(), 0) {
-  for (int d = 0; d < c.num_devices(); ++d) capacity_[d] = capacity_of(c, d);
+  for (int d = 0; d < c.num_devices(); ++d) capacity_[d] = device_capacity_bytes(c, d);
 }
 
 bool MemoryLedger::fits(NodeId v, int d) const {
@@ -45,8 +42,8 @@ namespace {
 double total_overflow(const SimResult& r, const Cluster& c) {
   double over = 0;
   for (int d = 0; d < c.num_devices(); ++d)
-    over += std::max(
-        0.0, static_cast<double>(r.peak_mem_bytes[d] + r.param_bytes[d]) - capacity_of(c, d));
+    over += std::max(0.0, static_cast<double>(r.peak_mem_bytes[d] + r.param_bytes[d]) -
+                              device_capacity_bytes(c, d));
   return over;
 }
 
@@ -69,7 +66,8 @@ bool repair_memory(const Graph& g, const Cluster& c, Simulator& sim, Placement* 
     const double overflow = total_overflow(r, c);
     int worst = -1;
     for (int d = 0; d < num_dev; ++d) {
-      slack[d] = capacity_of(c, d) - static_cast<double>(r.peak_mem_bytes[d] + r.param_bytes[d]);
+      slack[d] =
+          device_capacity_bytes(c, d) - static_cast<double>(r.peak_mem_bytes[d] + r.param_bytes[d]);
       if (r.over_capacity[d] && (worst < 0 || slack[d] < slack[worst])) worst = d;
     }
     PLACETO_CHECK_GE(worst, 0);

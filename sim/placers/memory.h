@@ -18,6 +18,9 @@
 
 namespace placeto {
 
+// Device d's capacity in bytes, +infinity when the cluster gives it none.
+double device_capacity_bytes(const Cluster& c, int d);
+
 // param_bytes + total_out_bytes.
 int64_t op_footprint_bytes(const Graph& g, NodeId v);
 

@@ -19,6 +19,9 @@ std::unique_ptr<Placer> make_metis_placer();
 std::unique_ptr<Placer> make_heft_placer();
 std::unique_ptr<Placer> make_metf_placer();
 std::unique_ptr<Placer> make_msct_placer();
+// contiguous_placers.cc
+std::unique_ptr<Placer> make_mtopo_placer();
+std::unique_ptr<Placer> make_partition_placer();
 // anneal_placer.cc
 std::unique_ptr<Placer> make_anneal_placer();
 std::unique_ptr<Placer> make_slack_anneal_placer();

@@ -32,6 +32,9 @@ namespace placeto {
 struct PlacerStats {
   int64_t simulations = 0;  // placements simulated by the search itself
   int64_t budget = 0;       // the budget it used (sized from time_ms when that was given)
+  // Anything a placer wants reported with its placement, e.g. "fell back to partition: ..."
+  // when it returns another placer's answer (reports count these).  Empty when nothing.
+  std::string note;
 };
 
 struct PlacerOptions {
@@ -58,7 +61,8 @@ struct PlacerOptions {
   bool move_groups_only = false;
   // Learned placers (registry: needs_checkpoint): the checkpoint file, directory or LATEST.
   std::string checkpoint;
-  // When set, a search writes what it spent here.  Not part of the result.
+  // When set, a search writes what it spent here, and a placer that falls back to another's
+  // answer says so in `note`.  Not part of the result.
   PlacerStats* stats = nullptr;
 };
 

@@ -23,6 +23,12 @@ PlacerOptions options_for(const PlacerInfo& info, PlacerOptions o) {
   return o;
 }
 
+// "a; b", leaving out the empty ones.
+std::string join_notes(const std::string& a, const std::string& b) {
+  if (a.empty() || b.empty()) return a + b;
+  return a + "; " + b;
+}
+
 std::string label_of(const MethodSpec& s) { return s.label.empty() ? s.method : s.label; }
 
 std::string number(double x) {
@@ -50,8 +56,9 @@ void fill_ratios(const ClassicalReference& ref, ProtocolRow* r) {
 }  // namespace
 
 bool better_placement(const PlacementEvaluation& a, const PlacementEvaluation& b) {
-  if (a.feasible != b.feasible) return a.feasible;
-  return a.runtime_us < b.runtime_us;
+  PLACETO_CHECK_EQ(a.feasible, a.overflow.fits());
+  PLACETO_CHECK_EQ(b.feasible, b.overflow.fits());
+  return better_under_memory_rule(a.overflow, a.runtime_us, b.overflow, b.runtime_us);
 }
 
 ClassicalReference classical_reference(const Graph& g, const Cluster& c,
@@ -148,7 +155,7 @@ std::vector<GraphResult> run_protocol(const std::vector<NamedGraph>& graphs, con
         row.placement = run->placement;
         row.eval = run->evaluation;
         row.place_ms = run->place_ms;
-        if (!run->message.empty()) effort = run->message;
+        effort = join_notes(run->note, run->message);
       } else {
         PlacerOptions o = row_options(s, info);
         if (s.budget) o.budget = s.budget, o.time_ms = 0;
@@ -166,10 +173,9 @@ std::vector<GraphResult> run_protocol(const std::vector<NamedGraph>& graphs, con
         row.eval = run.evaluation;
         row.place_ms = run.place_ms;
         if (stats.simulations > 0) effort = std::to_string(stats.simulations) + " simulations";
-        if (!run.message.empty()) effort += (effort.empty() ? "" : "; ") + run.message;
+        effort = join_notes(join_notes(effort, run.note), run.message);
       }
-      row.note = effort;
-      if (!s.note.empty()) row.note += (row.note.empty() ? "" : "; ") + s.note;
+      row.note = join_notes(effort, s.note);
       fill_ratios(ref, &row);
       res.rows.push_back(std::move(row));
       if (options.on_row) options.on_row(++done, total, ng.name);

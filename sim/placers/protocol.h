@@ -4,12 +4,13 @@
 // bound and to `single`.  `placeto compare`, `placeto eval`, the trainer's periodic evaluation
 // and the "best" placer (placer:best) all judge placements through it.
 //
-// "Best classical" has one rule, better_placement(): a feasible placement beats an infeasible
-// one, then the lower simulated runtime wins, and a tie goes to the method that comes first
-// in the registry.  It is taken over every fast placer of the registry (not only the methods a
-// command lists), run with the caller's seed, so that every report's ratio to it means the
-// same thing.  When no fast placer fits in memory, the best classical placement is the
-// fastest infeasible one and is reported as infeasible.
+// "Best classical" has one rule, better_placement(), the memory rule of memory_rule.h: a
+// feasible placement beats an infeasible one, between infeasible ones the smaller overflow
+// wins (largest relative overflow, then total), then the lower simulated runtime wins, and a
+// tie goes to the method that comes first in the registry.  It is taken over every fast placer of
+// the registry (not only the methods a command lists), run with the caller's seed, so that every
+// report's ratio to it means the same thing.  When no fast placer fits in memory, the best
+// classical placement is the least-overflowing infeasible one and is reported as infeasible.
 //
 // Threading: free functions; each call builds its own simulators and placers.
 #pragma once
@@ -28,6 +29,7 @@
 namespace placeto {
 
 // The rule above, for two placements of one graph: true when `a` is strictly better.
+// REQUIRES: both evaluated on the same cluster (evaluate_placement fills `overflow`).
 bool better_placement(const PlacementEvaluation& a, const PlacementEvaluation& b);
 
 // What every placement of a graph is compared with.

@@ -53,8 +53,14 @@ std::vector<PlacerInfo> built_in() {
       classical<make_metf_placer>);
   add("m-sct", "memory-aware small communication time (Baechi)", K::kFast, false,
       classical<make_msct_placer>);
-  add("best", "the best of the fast placers (feasible first, then fastest)", K::kComposite, false,
-      [](const PlacerOptions&) -> std::unique_ptr<Placer> {
+  add("m-topo", "memory-aware topological fill of devices up to a balanced share (Baechi)",
+      K::kFast, false, classical<make_mtopo_placer>);
+  add("partition",
+      "contiguous split of the forward ops (with their backward ops) by dynamic programming "
+      "under each device's memory",
+      K::kFast, false, classical<make_partition_placer>);
+  add("best", "the best of the fast placers (feasible first, then least overflow, then fastest)",
+      K::kComposite, false, [](const PlacerOptions&) -> std::unique_ptr<Placer> {
         return std::make_unique<BestPlacer>();
       });
   t.back().takes_samples = true;

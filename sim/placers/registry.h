@@ -75,9 +75,10 @@ void validate_options(const PlacerInfo& info, const PlacerOptions& options,
 std::unique_ptr<Placer> make_placer(const std::string& name,
                                     const PlacerOptions& options = PlacerOptions{});
 
-// The best placement of the fast placers run with `options`, by the rule of protocol.h
-// (feasible first, then fastest, ties by registry order): the "best" method, anneal's
-// default start and the episode start "placer:best".
+// The best placement of the fast placers run with `options`, by the rule of protocol.h (the
+// memory rule of memory_rule.h: feasible first, then the least overflow, then fastest; ties by
+// registry order): the "best" method, every search's default start and the episode start
+// "placer:best".
 Placement best_fast_placement(const Graph& graph, const Cluster& cluster,
                               const PlacerOptions& options);
 

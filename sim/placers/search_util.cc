@@ -4,18 +4,13 @@
 #include <string>
 
 #include "common/error.h"
+#include "sim/placers/memory_rule.h"
 #include "sim/placers/registry.h"
 
 namespace placeto {
 
 double search_score(const SimResult& r, const Cluster& c) {
-  double over = 0;
-  for (int d = 0; d < c.num_devices(); ++d) {
-    if (!r.over_capacity[d]) continue;
-    const double cap = c.devices[d].memory_bytes;
-    over += (static_cast<double>(r.peak_mem_bytes[d] + r.param_bytes[d]) - cap) / cap;
-  }
-  return r.runtime_us * (1.0 + (over > 0 ? 1.0 + 10.0 * over : 0.0));
+  return memory_rule_score(memory_overflow(r, c), r.runtime_us);
 }
 
 Placement search_start(const Graph& g, const Cluster& c, const PlacerOptions& o,

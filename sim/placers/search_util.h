@@ -6,16 +6,19 @@
 #include <chrono>
 #include <cstdint>
 
+#include "sim/placers/memory_rule.h"
 #include "sim/placers/placer.h"
 #include "sim/simulator.h"
 
 namespace placeto {
 
-// Runtime, inflated by the relative overflow of every device over its capacity: an
-// infeasible placement must look worse than any feasible one near it.
+// The memory rule's scalar (memory_rule.h): the step of a placement that fits; above every
+// such step, and growing with the overflow, for one that does not.  Lower is better; compare
+// two with score_improves().
 double search_score(const SimResult& r, const Cluster& c);
 
-// options.initial, or else the best fast placement (registry.h best_fast_placement), checked
+// options.initial, or else the best fast placement by the memory rule (a feasible one whenever
+// a fast placer found one) (registry.h best_fast_placement), checked
 // against the graph and cluster; InputError naming `method` otherwise.
 Placement search_start(const Graph& g, const Cluster& c, const PlacerOptions& o,
                        const char* method);

@@ -141,6 +141,14 @@ placement_case device_past_end '{"devices":2,"placement":{"a":0,"b":2}}' 'placem
 placement_case other_graph '{"devices":2,"placement":{"conv1":0,"fc":1}}' 'placement."conv1"' "another graph"
 placement_case missing_op '{"devices":2,"placement":{"a":0}}' 'placement."b"' "not placed"
 placement_case zero_devices '{"devices":0,"placement":{"a":0,"b":0}}' "devices" "must be in [1, 4096]"
+# A placement for more devices than the cluster has.
+printf '{"devices": 4, "placement": {"a": 3, "b": 0}}' > "$in/p_four.json"
+printf 'devices: 2\n' > "$in/c_two.yaml"
+refused "placement past the cluster" "$in/p_four.json" "devices" "4 devices but the cluster has 2" -- \
+  sim "$in/g.json" --placement "$in/p_four.json" --cluster "$in/c_two.yaml"
+refused "initial placement past the cluster" "$in/p_four.json" "devices" "4 devices but the cluster has 2" -- \
+  "$placeto" place --graph "$in/g.json" --method anneal --initial "$in/p_four.json" \
+  --cluster "$in/c_two.yaml" --out "$tmp/never.json"
 placement_case string_device '{"devices":2,"placement":{"a":"gpu0","b":1}}' 'placement."a"' "expected an integer"
 
 # ---------------------------------------------------------------------------------------------
@@ -163,6 +171,11 @@ cluster_case link_to_itself "$(link 1 1 10)" "links[0].dst" "two different devic
 cluster_case links_not_list $'mode: heterogeneous\ndevices: 2\nlinks: {bandwidth: [[1, 2, 3], [4, 5, 6]]}\n' \
   "links" "expected a list"
 cluster_case nan_memory $'devices:\n  - {memory_bytes: .nan}\n' "devices[0].memory_bytes" "finite"
+# Capacities: NaN, infinite, negative or above 2^62 bytes name the file, the field and the value.
+cluster_case inf_memory $'devices:\n  - {memory_bytes: .inf}\n' "c_inf_memory.yaml" "devices[0].memory_bytes" "finite" ".inf"
+cluster_case negative_memory $'devices:\n  - {memory_bytes: -5}\n' "c_negative_memory.yaml" "devices[0].memory_bytes" "-5"
+cluster_case negative_default_memory $'devices: 2\nmemory_bytes: -1e9\n' "c_negative_default_memory.yaml" "memory_bytes" "-1e9"
+cluster_case huge_memory $'devices:\n  - {memory_bytes: 4.7e18}\n' "c_huge_memory.yaml" "devices[0].memory_bytes" "2^62" "4.7e18"
 cluster_case many_devices 'devices: 1000000' "devices" "must be in [1, 1024]"
 cluster_case not_mapping '[1, 2]' "must be a mapping"
 cluster_case unknown_key $'devices: 2\ndevics: 3\n' "devics" "did you mean"

@@ -165,9 +165,14 @@ TEST_F(PlacerCli, InfeasibleCapacityIsReportedNotHidden) {
   write_file_atomic(dir_ + "/tiny.yaml", "devices: 2\nmemory_bytes: 1000\n");
   const Result r = run("place --graph " + dir_ + "/graphs/dag0.json --cluster " + dir_ +
                        "/tiny.yaml --method m-etf --out " + dir_ + "/p.json");
-  ASSERT_EQ(r.rc, 0) << r.err;
+  // Written, reported, and exit 1: the placement does not fit.
+  ASSERT_EQ(r.rc, 1) << r.err;
   EXPECT_FALSE(parse_json_text(r.out, "stdout")["feasible"].get<bool>());
   EXPECT_NE(r.err.find("no feasible placement found by m-etf"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("infeasible"), std::string::npos) << r.err;
+  for (const char* device : {"gpu0: need ", "gpu1: need "})
+    EXPECT_NE(r.err.find(device), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("of capacity 1000 bytes"), std::string::npos) << r.err;
   EXPECT_TRUE(file_exists(dir_ + "/p.json"));
 
   const Result cmp = run("compare --graphs " + dir_ + "/graphs --cluster " + dir_ +
@@ -175,6 +180,45 @@ TEST_F(PlacerCli, InfeasibleCapacityIsReportedNotHidden) {
   ASSERT_EQ(cmp.rc, 0) << cmp.err;
   const auto rows = parse_csv(read_file(dir_ + "/r.csv"));
   for (size_t i = 1; i < rows.size(); ++i) EXPECT_EQ(rows[i][5], "false") << i;
+  // The summary counts every infeasible row: all six graphs, for each method.
+  std::istringstream table(cmp.out);
+  std::string line;
+  int methods = 0;
+  while (std::getline(table, line)) {
+    std::istringstream words(line);
+    std::vector<std::string> w;
+    for (std::string x; words >> x;) w.push_back(x);
+    if (w.size() != 8 || (w[0] != "single" && w[0] != "heft")) continue;
+    EXPECT_EQ(w[6], "6") << line;
+    ++methods;
+  }
+  EXPECT_EQ(methods, 2) << cmp.out;
+}
+
+// A generated training graph on 4 devices of half the balanced share (its need on one device
+// / 4): nothing fits, and best and auto write the least-overflowing placement and exit 1.
+TEST_F(PlacerCli, WhereNothingFitsBestAndAutoExitOneWithTheLeastOverflow) {
+  const Result gen = run("generate --family ptb --count 1 --seed 3 --steps 4 --layers 1 --out " +
+                         dir_ + "/family");
+  ASSERT_EQ(gen.rc, 0) << gen.err;
+  const std::string graph = dir_ + "/family/ptb_0.json";
+  const Result one =
+      run("place --graph " + graph + " --devices 1 --method single --out " + dir_ + "/one.json");
+  ASSERT_EQ(one.rc, 0) << one.err;
+  const Json single = parse_json_text(one.out, "stdout");
+  const double share =
+      (single["peak_mem_bytes"][0].get<double>() + single["param_bytes"][0].get<double>()) / 4;
+  write_file_atomic(dir_ + "/half.yaml",
+                    "devices: 4\nmemory_bytes: " + std::to_string(int64_t(0.5 * share)) + "\n");
+  for (const std::string method : {"best", "auto"}) {
+    const Result r = run("place --graph " + graph + " --cluster " + dir_ + "/half.yaml --method " +
+                         method + " --budget 100 --out " + dir_ + "/" + method + ".json");
+    EXPECT_EQ(r.rc, 1) << method << ": " << r.err;
+    EXPECT_NE(r.err.find("infeasible"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("gpu3: need "), std::string::npos) << r.err;
+    EXPECT_FALSE(parse_json_text(r.out, "stdout")["feasible"].get<bool>());
+    EXPECT_TRUE(file_exists(dir_ + "/" + method + ".json"));
+  }
 }
 
 TEST_F(PlacerCli, BadInputsFailWithAClearMessage) {
