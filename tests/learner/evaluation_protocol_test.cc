@@ -132,7 +132,7 @@ TEST(PlacerRegistry, OneRegistrationAddsAMethodEverywhere) {
     EXPECT_GT(r.rows[0].ratio_to_single, 0);
   }
   // The kinds that are not fast do not change what "best classical" is.
-  EXPECT_EQ(fast_placer_names().size(), 8u);
+  EXPECT_EQ(fast_placer_names().size(), 10u);
 }
 
 TEST(PlacerRegistry, OptionsAreCheckedAgainstWhatAMethodTakes) {
