@@ -5,9 +5,12 @@
 
 #include "common/checkpoint/checkpoint_store.h"
 #include "common/error.h"
+#include "common/rng.h"
 #include "improve/learned_search.h"
+#include "sim/placers/memory_rule.h"
 #include "sim/placers/registry.h"
 #include "sim/placers/search_util.h"
+#include "sim/simulator.h"
 
 namespace placeto {
 namespace {
@@ -50,36 +53,105 @@ class LearnedPlacer : public Placer {
   bool greedy_;
 };
 
-// "auto": the best fast placement, then the rest of the time in the learned search (with a
-// checkpoint) or in steepest descent.
+// "auto": the best fast placement; then, with a scorer, the learned search in slices of an
+// eighth of the time (or budget) for as long as a slice improves on the best so far, or
+// without one, steepest descent to its local optimum; then anneal from the best so far for
+// whatever is left.  Each phase returns a placement no worse than its start, so auto never
+// ends above the best fast placer, and a learned search that stalls (as on graphs unlike its
+// training set) hands its time to annealing instead of wasting it.
 class AutoPlacer : public Placer {
  public:
   explicit AutoPlacer(std::optional<LoadedScorer> s) : loaded_(std::move(s)) {}
   std::string name() const override { return "auto"; }
   Placement place(const Graph& g, const Cluster& c, const PlacerOptions& o) const override {
     constexpr double kDefaultMs = 100;
+    constexpr int kSlices = 8;
+    constexpr double kMinAnnealMs = 2;
+    constexpr int64_t kMinAnnealSims = 16;
+    constexpr double kMinGain = 0.005;
     const auto t_call = std::chrono::steady_clock::now();
-    const Placement start = search_start(g, c, o, "auto");
-    const double total_ms = o.time_ms > 0 ? o.time_ms : (o.budget > 0 ? 0 : kDefaultMs);
-    const double left_ms = total_ms > 0 ? std::max(1e-3, total_ms - ms_since(t_call)) : 0;
+    // By time (time_ms, or 100 ms when neither is given) or by simulations (budget).
+    const bool by_time = o.time_ms > 0 || o.budget <= 0;
+    const double total_ms = o.time_ms > 0 ? o.time_ms : kDefaultMs;
+    int64_t sims = 0;
+    auto left_ms = [&] { return total_ms - ms_since(t_call); };
+    auto left_sims = [&] { return o.budget - sims; };
+    auto has_left = [&](double min_ms, int64_t min_sims) {
+      return by_time ? left_ms() >= min_ms : left_sims() >= min_sims;
+    };
+    Placement best = search_start(g, c, o, "auto");
+    double best_score = search_score(simulate_once(g, c, best), c);
+    std::string phases;
     if (loaded_) {
-      LearnedSearchOptions lo;
-      lo.seed = static_cast<uint64_t>(o.seed);
-      lo.budget = o.budget;
-      lo.time_ms = left_ms;
-      LearnedSearchStats st;
-      Placement p = learned_search(g, c, start, &loaded_->scorer, lo, &st);
-      if (o.stats) o.stats->simulations = st.simulations;
-      return p;
+      const double slice_ms = total_ms / kSlices;
+      const int64_t slice_sims = std::max<int64_t>(1, o.budget / kSlices);
+      for (int k = 0; k < kSlices && has_left(slice_ms / 4, slice_sims / 4); ++k) {
+        LearnedSearchOptions lo;
+        lo.seed = derive_seed(static_cast<uint64_t>(o.seed), static_cast<uint64_t>(k));
+        if (by_time) {
+          lo.time_ms = std::min(slice_ms, left_ms());
+        } else {
+          lo.budget = std::min(slice_sims, left_sims());
+        }
+        LearnedSearchStats st;
+        Placement p = learned_search(g, c, best, &loaded_->scorer, lo, &st);
+        sims += st.simulations;
+        // A slice must shorten the step by kMinGain to earn the next one (any improvement of
+        // the overflow counts while nothing fits: those scores are above 2^50).
+        const bool gained = best_score < 0x1p50 ? st.best_score < best_score * (1 - kMinGain)
+                                                : score_improves(st.best_score, best_score);
+        if (!gained) {
+          if (score_improves(st.best_score, best_score)) {
+            best = std::move(p);
+            best_score = st.best_score;
+          }
+          phases = "learned search " + std::to_string(k + 1) + "/" + std::to_string(kSlices);
+          break;
+        }
+        best = std::move(p);
+        best_score = st.best_score;
+        phases = "learned search " + std::to_string(k + 1) + "/" + std::to_string(kSlices);
+      }
     }
-    PlacerOptions d = o;
-    d.initial = start;
-    d.time_ms = left_ms;
-    d.checkpoint.clear();
-    return make_placer("descent", d)->place(g, c, d);
+    // Anneal from the best so far with most of what is left, then steepest descent from
+    // anneal's best with the rest: descent ends in a local optimum of single-op moves, which
+    // a short anneal may stop short of.
+    auto run_phase = [&](const char* method, double share) {
+      PlacerOptions a = sub_options(o);
+      a.initial = best;
+      if (by_time) {
+        a.time_ms = std::max(1e-3, share * left_ms());
+      } else {
+        a.budget = std::max<int64_t>(1, static_cast<int64_t>(share * left_sims()));
+      }
+      PlacerStats st;
+      a.stats = &st;
+      best = make_placer(method, a)->place(g, c, a);
+      sims += st.simulations;
+      phases += phases.empty() ? method : std::string(", then ") + method;
+    };
+    if (has_left(kMinAnnealMs, kMinAnnealSims)) run_phase("anneal", 1.0);
+    // anneal sizes its budget from the time left, so it can end early: descent then.
+    if (has_left(kMinAnnealMs, kMinAnnealSims)) run_phase("descent", 1.0);
+    if (o.stats) {
+      o.stats->simulations = sims;
+      o.stats->budget = o.budget;
+      o.stats->note = phases;
+    }
+    return best;
   }
 
  private:
+  // The options of a phase: the caller's seed, no checkpoint, budget, time or stats yet.
+  static PlacerOptions sub_options(const PlacerOptions& o) {
+    PlacerOptions s;
+    s.seed = o.seed;
+    return s;
+  }
+  static SimResult simulate_once(const Graph& g, const Cluster& c, const Placement& p) {
+    Simulator sim(g, c);
+    return sim.simulate(p);
+  }
   mutable std::optional<LoadedScorer> loaded_;
 };
 
@@ -128,8 +200,9 @@ void register_learned_search_placers() {
   PlacerInfo au;
   au.name = "auto";
   au.summary =
-      "the fast placers, then policy-search (with --checkpoint) or descent for the rest of "
-      "--time-ms (default 100): never worse than 'best'";
+      "the fast placers; then policy-search (with --checkpoint) while it improves, or descent; "
+      "then anneal for the rest of --time-ms (default 100) or --budget: never worse than "
+      "'best'";
   au.kind = PlacerKind::kSearch;
   au.stochastic = true;
   au.takes_budget = true;
