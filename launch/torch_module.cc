@@ -13,8 +13,8 @@
 namespace placeto {
 namespace {
 
-// <dir of the executable>/../lib/libplaceto_<name>.so
-std::string module_path(const std::string& name) {
+// <dir of the executable>/../lib/libplaceto_<name>.so (unused in a build without LibTorch).
+[[maybe_unused]] std::string module_path(const std::string& name) {
   char buf[PATH_MAX];
   const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
   if (n <= 0) throw SystemError("cannot read /proc/self/exe to find libplaceto_" + name + ".so");
