@@ -132,6 +132,18 @@ def checks(rows):
     return out
 
 
+def fallbacks(rows, t_ms):
+    """How often each fast placer returned another's answer (its note says "fell back to")."""
+    n, fell = defaultdict(int), defaultdict(int)
+    for r in rows:
+        if r["method"] in FAST and r["method"] != "best" and r["time_ms"] == t_ms:
+            n[r["method"]] += 1
+            fell[r["method"]] += "fell back to" in r["note"]
+    out = ["Fallbacks (fast placers, every model, D, f and seed): runs whose note says "
+           "\"fell back to\".", "", "| method | runs | fell back |", "|---|---|---|"]
+    return out + ["| %s | %d | %d |" % (m, n[m], fell[m]) for m in FAST if m in n]
+
+
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else "runs/memory_zoo"
     rows = read_runs(root)
@@ -209,7 +221,7 @@ def main():
             key[0], key[1], key[2], key[3] / 1000, key[4],
             "%.4f" % gmean(rs) if rs else "-", len(pairs),
             "%.4f" % max(rs) if rs else "-", len(fit), len(pairs)))
-    out += [""] + checks(rows)
+    out += [""] + checks(rows) + [""] + fallbacks(rows, times[0])
     with open(os.path.join(root, "summary.md"), "w") as fh:
         fh.write("\n".join(out) + "\n")
     print("\n".join(out))
