@@ -235,7 +235,8 @@ has "memory_zoo: auto / anneal" "$tmp/mz/summary.md" "| m | 2 | 1.2 | 1 | anneal
 has "memory_zoo: cell row" "$tmp/mz/summary.md" "| 200 | 210 | x (1/2) | 200 | 200 | 100 | 104 | x (1/2) | anneal@1s (100) |"
 has "memory_zoo: the failed check counted" "$tmp/mz/summary.md" "| memory-aware fit where partition fits | 6 | 1 |"
 has "memory_zoo: the failed check named" "$tmp/mz/summary.md" "- m-topo: m D=2 f=1.2 T=1s seed 1"
-has "memory_zoo: overflow from the message" "$tmp/mz/results.csv" "m,2,1.2,1000,1000,1,m-topo,0,0.1,"
+has "memory_zoo: overflow from the message" "$tmp/mz/results.csv" \
+  "m,2,1.2,1000,1000,1,m-topo,0,0.1,190000.0,900,50000.0,1.0,does not fit"
 has "memory_zoo: policy-search overflow" "$tmp/mz/results.csv" "m,2,1.2,1000,1000,2,policy-search,0,0.2,"
 expect_fail "memory_zoo: no runs" "no runs under" "$py" "$exp/summarize_memory_zoo.py" "$tmp/empty_nothing"
 
