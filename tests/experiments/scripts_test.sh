@@ -204,4 +204,40 @@ has "rl_after_imitation: count" "$tmp/ra.md" "greedy: RL after imitation better 
 expect_fail "rl_after_imitation: missing report" "No such file" \
   "$py" "$exp/summarize_rl_after_imitation.py" "$tmp/empty_nothing" 1
 
+# --- summarize_memory_zoo.py: one cell, two seeds at T = 1 s.  auto / anneal: 120/100 and
+# 90/100, geometric mean sqrt(1.2 * 0.9) = 1.0392, max 1.2; m-topo does not fit in seed 1
+# where partition does (900 + 200 - 1000)/1000 = 0.1 over); policy-search fits in seed 1 only.
+mz=$tmp/mz/m/d2_f1.2
+mkdir -p "$mz"
+printf 'name: m\nmode: compatible\ndevices: 2\nmemory_bytes: 1000\n' > "$mz/cluster.yaml"
+hdr='graph,method,devices,runtime_us,peak_mem_bytes_max,feasible,place_ms,lower_bound_us,note'
+over="no feasible placement found by m-topo for graph 'm': device 1 over capacity (gpu1: peak activations 900 + parameters 200 bytes > capacity 1000)"
+for s in 1 2; do
+  auto=$((s == 1 ? 120000 : 90000)) topo=$((s == 1 ? 0 : 1))
+  {
+    echo "$hdr"
+    echo "m,partition,2,200000,500,true,1,50000,"
+    echo "m,m-etf,2,200000,500,true,1,50000,"
+    echo "m,m-sct,2,210000,500,true,1,50000,"
+    if ((topo)); then echo "m,m-topo,2,205000,500,true,1,50000,"; else
+      echo "m,m-topo,2,190000,900,false,1,50000,\"$over\""; fi
+    echo "m,best,2,200000,500,true,1,50000,partition"
+    echo "m,anneal,2,100000,500,true,1000,50000,9 simulations"
+    echo "m,auto,2,$auto,500,true,1000,50000,9 simulations"
+    echo "m,best-classical,2,200000,500,true,5,50000,partition"
+  } > "$mz/s${s}_t1000.csv"
+  feasible=$([[ $s == 1 ]] && echo true || echo false)
+  printf '{"feasible":%s,"runtime_us":150000,"peak_mem_bytes":[500,%d],"param_bytes":[100,100],"lower_bound_us":50000,"place_ms":1000}\n' \
+    "$feasible" $((s == 1 ? 600 : 1100)) > "$mz/s${s}_t1000.policy-search.json"
+done
+run memory_zoo "$py" "$exp/summarize_memory_zoo.py" "$tmp/mz"
+has "memory_zoo: auto / anneal" "$tmp/mz/summary.md" "| m | 2 | 1.2 | 1 | anneal | 1.0392 | 2 | 1.2000 | 2/2 |"
+has "memory_zoo: cell row" "$tmp/mz/summary.md" "| 200 | 210 | x (1/2) | 200 | 200 | 100 | 104 | x (1/2) | anneal@1s (100) |"
+has "memory_zoo: the failed check counted" "$tmp/mz/summary.md" "| memory-aware fit where partition fits | 6 | 1 |"
+has "memory_zoo: the failed check named" "$tmp/mz/summary.md" "- m-topo: m D=2 f=1.2 T=1s seed 1"
+has "memory_zoo: overflow from the message" "$tmp/mz/results.csv" \
+  "m,2,1.2,1000,1000,1,m-topo,0,0.1,190000.0,900,50000.0,1.0,does not fit"
+has "memory_zoo: policy-search overflow" "$tmp/mz/results.csv" "m,2,1.2,1000,1000,2,policy-search,0,0.2,"
+expect_fail "memory_zoo: no runs" "no runs under" "$py" "$exp/summarize_memory_zoo.py" "$tmp/empty_nothing"
+
 finish

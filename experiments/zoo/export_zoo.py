@@ -1,0 +1,110 @@
+#!/usr/bin/python3
+"""Exports the zoo of real-size models (issue #33 item 4) to ONNX: structure only.
+
+Run with Debian's interpreter (/usr/bin/python3: torch 1.13, torchvision 0.14):
+    /usr/bin/python3 experiments/zoo/export_zoo.py OUT_DIR [--models gpt12,resnet152,...]
+
+Writes OUT_DIR/<model>.onnx for
+  gpt12, gpt48     a GPT-style decoder: token and position embeddings, N pre-norm
+                   nn.TransformerEncoderLayer blocks (d = 768, 12 heads, feed-forward 3072,
+                   GELU) under a causal mask, a final LayerNorm and a language-model head
+                   (GPT-2's vocabulary, 50257); sequence 128, batch 8
+  gptN             the same with N layers (e.g. gpt2, the CI test's variant)
+  resnet152, inception_v3, googlenet, vit_b_16   torchvision, weights=None
+Nothing is downloaded and no weights are written (export_params=False: the parameters
+become graph inputs with shapes, which `placeto import` takes as parameters; docs/IMPORT.md).
+Every model is exported in eval mode, opset 13, like tests/onnx/export_models.py. The
+torchvision models are exported at batch 1 and their training batch is given to
+`placeto import --training --batch B` (import_zoo.sh), which scales activations by B; the
+decoders are exported at their training batch, 8 (their input is (sequence, batch), and
+`--batch` takes the first dimension for the batch). The data input is named `input` (ViT
+needs `--inputs input`).
+"""
+import argparse
+import os
+import re
+import sys
+import time
+
+import torch
+import torch.nn as nn
+import torchvision
+
+SEQUENCE = 128
+DECODER_BATCH = 8
+VOCAB = 50257  # GPT-2's
+
+
+class Decoder(nn.Module):
+    """A GPT-style decoder: nn.TransformerEncoderLayer blocks under a causal mask."""
+
+    def __init__(self, layers, d_model=768, heads=12, seq=SEQUENCE, vocab=VOCAB):
+        super().__init__()
+        self.seq = seq
+        self.tokens = nn.Embedding(vocab, d_model)
+        self.positions = nn.Parameter(torch.zeros(seq, 1, d_model))
+        # batch_first=False keeps torch 1.13 off the fused fast path, which ONNX cannot export.
+        block = nn.TransformerEncoderLayer(d_model, heads, dim_feedforward=4 * d_model,
+                                           dropout=0.1, activation="gelu", norm_first=True)
+        self.blocks = nn.TransformerEncoder(block, layers, enable_nested_tensor=False)
+        self.norm = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab, bias=False)
+
+    def forward(self, tokens):  # tokens: (seq, batch)
+        # The mask depends on no input: the export folds it into a constant (Trilu needs
+        # opset 14, a comparison of two aranges does not).
+        i = torch.arange(self.seq)
+        mask = torch.zeros(self.seq, self.seq).masked_fill(i[None, :] > i[:, None],
+                                                           float("-inf"))
+        x = self.tokens(tokens) + self.positions
+        return self.head(self.norm(self.blocks(x, mask=mask)))
+
+
+def build(name):
+    """The PyTorch model `name` and its example input."""
+    torch.manual_seed(0)
+    tv = torchvision.models
+    m = re.fullmatch(r"gpt(\d+)", name)
+    if m:
+        return Decoder(int(m.group(1))), torch.zeros(SEQUENCE, DECODER_BATCH, dtype=torch.long)
+    if name == "resnet152":
+        return tv.resnet152(weights=None), torch.randn(1, 3, 224, 224)
+    if name == "inception_v3":
+        model = tv.inception_v3(weights=None, aux_logits=False, init_weights=False)
+        return model, torch.randn(1, 3, 299, 299)
+    if name == "googlenet":
+        model = tv.googlenet(weights=None, aux_logits=False, init_weights=False)
+        return model, torch.randn(1, 3, 224, 224)
+    if name == "vit_b_16":
+        return tv.vit_b_16(weights=None), torch.randn(1, 3, 224, 224)
+    raise SystemExit("unknown model %s (gptN, resnet152, inception_v3, googlenet, vit_b_16)"
+                     % name)
+
+
+def export(name, out_dir):
+    model, example = build(name)
+    model.eval()
+    path = os.path.join(out_dir, name + ".onnx")
+    # Gradients stay enabled: under no_grad torch 1.13's nn.MultiheadAttention (ViT's, with
+    # batch_first=True) takes its fused fast path, which ONNX cannot export.
+    torch.onnx.export(model, (example,), path, export_params=False, opset_version=13,
+                      do_constant_folding=True, input_names=["input"])
+    return path
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("out_dir")
+    p.add_argument("--models", default="gpt12,gpt48,resnet152,inception_v3,googlenet,vit_b_16")
+    a = p.parse_args()
+    os.makedirs(a.out_dir, exist_ok=True)
+    for name in a.models.split(","):
+        t0 = time.time()
+        path = export(name, a.out_dir)
+        print("%s: %d bytes in %.1f s" % (path, os.path.getsize(path), time.time() - t0),
+              flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
