@@ -80,9 +80,10 @@ class AutoPlacer : public Placer {
       return by_time ? left_ms() >= min_ms : left_sims() >= min_sims;
     };
     Placement best = search_start(g, c, o, "auto");
-    double best_score = search_score(simulate_once(g, c, best), c);
     std::string phases;
     if (loaded_) {
+      // The slices compare with the start's score; without a scorer nothing needs it.
+      double best_score = search_score(simulate_once(g, c, best), c);
       const double slice_ms = total_ms / kSlices;
       const int64_t slice_sims = std::max<int64_t>(1, o.budget / kSlices);
       for (int k = 0; k < kSlices && has_left(slice_ms / 4, slice_sims / 4); ++k) {
