@@ -1,6 +1,7 @@
 #include "sim/placers/memory.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "common/error.h"
@@ -10,6 +11,21 @@ namespace placeto {
 double device_capacity_bytes(const Cluster& c, int d) {
   return c.devices[d].memory_bytes > 0 ? c.devices[d].memory_bytes
                                        : std::numeric_limits<double>::infinity();
+}
+
+int64_t single_device_bytes(const Graph& g) {
+  const Cluster one = default_cluster(1);
+  Simulator sim(g, one);
+  const SimResult& r = sim.simulate(Placement(1, g.num_nodes(), 0));
+  return r.peak_mem_bytes[0] + r.param_bytes[0];
+}
+
+Cluster with_balanced_capacity(Cluster c, const Graph& g, double factor) {
+  if (!(factor > 0) || !std::isfinite(factor))
+    throw InputError("memory factor must be a finite number > 0, got " + std::to_string(factor));
+  const double cap = factor * static_cast<double>(single_device_bytes(g)) / c.num_devices();
+  for (DeviceSpec& d : c.devices) d.memory_bytes = std::max(1.0, std::floor(cap));
+  return c;
 }
 
 int64_t op_footprint_bytes(const Graph& g, NodeId v) {

@@ -21,6 +21,15 @@ namespace placeto {
 // Device d's capacity in bytes, +infinity when the cluster gives it none.
 double device_capacity_bytes(const Cluster& c, int d);
 
+// The graph's need on one device: its parameters plus the simulated peak of its live
+// activations when every op runs on one device (the `single` placement of `placeto sim`).
+int64_t single_device_bytes(const Graph& g);
+
+// `c` with every device's capacity set to factor x single_device_bytes(g) / D, the capped
+// clusters of issue #33 (factor 1: exactly the balanced share; below 1 nothing can fit).
+// InputError unless factor is finite and > 0.
+Cluster with_balanced_capacity(Cluster c, const Graph& g, double factor);
+
 // param_bytes + total_out_bytes.
 int64_t op_footprint_bytes(const Graph& g, NodeId v);
 
