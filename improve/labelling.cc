@@ -84,7 +84,7 @@ int64_t teacher_trajectory(const Graph& g, const Cluster& c, const Placement& st
     int32_t take = improving[0];
     if (follow) {
       logits.resize(p);
-      follow->score(features.data(), p, logits.data());
+      follow->score(features.data(), p, logits.data(), WhatIf::kNumFeatures);
       int32_t first = -1;
       for (size_t i = 0; i < p; ++i)
         if (gain[i] > 1e-12 && (first < 0 || logits[i] > logits[first]))

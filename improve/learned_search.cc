@@ -115,7 +115,7 @@ class LearnedProposer : public Proposer {
     what_if_.compute(s.simulator(), s.current(), &features_, &moves_);
     const size_t p = moves_.size();
     logits_.assign(p, 0.0f);
-    if (scorer_) scorer_->score(features_.data(), p, logits_.data());
+    if (scorer_) scorer_->score(features_.data(), p, logits_.data(), WhatIf::kNumFeatures);
     keys_.resize(p);
     for (size_t i = 0; i < p; ++i)
       keys_[i] = (o_.greedy && scorer_) ? logits_[i]

@@ -49,8 +49,10 @@ void MoveScorer::fit_standardization(const std::vector<float>& rows, size_t num_
   }
 }
 
-void MoveScorer::forward(const float* x, size_t rows, float* scores) {
+void MoveScorer::forward(const float* x, size_t rows, float* scores, int row_stride) {
   const int f = shape_.inputs, h1 = shape_.hidden1, h2 = shape_.hidden2;
+  const size_t stride = row_stride > 0 ? static_cast<size_t>(row_stride) : static_cast<size_t>(f);
+  PLACETO_CHECK(stride >= static_cast<size_t>(f));
   xn_.resize(rows * f);
   h1_.resize(rows * h1);
   h2_.resize(rows * h2);
@@ -68,7 +70,7 @@ void MoveScorer::forward(const float* x, size_t rows, float* scores) {
   const float B3 = params_[b3()];
   for (size_t i = 0; i < rows; ++i) {
     float* xn = xn_.data() + i * f;
-    for (int k = 0; k < f; ++k) xn[k] = (x[i * f + k] - mean_[k]) * scale_[k];
+    for (int k = 0; k < f; ++k) xn[k] = (x[i * stride + k] - mean_[k]) * scale_[k];
     float* a1 = h1_.data() + i * h1;
     std::copy(B1, B1 + h1, a1);
     for (int k = 0; k < f; ++k) {
@@ -94,14 +96,16 @@ void MoveScorer::forward(const float* x, size_t rows, float* scores) {
   }
 }
 
-void MoveScorer::score(const float* x, size_t rows, float* scores) { forward(x, rows, scores); }
+void MoveScorer::score(const float* x, size_t rows, float* scores, int row_stride) {
+  forward(x, rows, scores, row_stride);
+}
 
 double MoveScorer::listwise_loss(const float* x, size_t rows, const float* target, float* grad,
                                  double weight, float* scores, double temperature) {
   if (rows == 0) return 0;
   const int f = shape_.inputs, h1 = shape_.hidden1, h2 = shape_.hidden2;
   dz_.resize(rows);
-  forward(x, rows, dz_.data());
+  forward(x, rows, dz_.data(), 0);
   if (scores) std::copy(dz_.begin(), dz_.begin() + rows, scores);
   PLACETO_CHECK(temperature > 0);
   const double inv_t = 1.0 / temperature;

@@ -41,8 +41,10 @@ class MoveScorer {
   // Sets mean and scale from rows of features (scale = 1 / std, 1 for constant columns).
   void fit_standardization(const std::vector<float>& rows, size_t num_rows);
 
-  // scores[i] for rows x[i * inputs ..], i < rows.
-  void score(const float* x, size_t rows, float* scores);
+  // scores[i] for rows x[i * row_stride ..], i < rows, of which the first `inputs` columns are
+  // read (row_stride 0: inputs).  What-if columns are only ever appended, so a scorer trained
+  // on fewer of them reads rows of today's width with row_stride WhatIf::kNumFeatures.
+  void score(const float* x, size_t rows, float* scores, int row_stride = 0);
 
   // Listwise cross-entropy of one placement's moves: -sum_i target_i log softmax(scores)_i,
   // `target` a distribution over the rows.  Adds `weight` times its gradient to
@@ -66,7 +68,7 @@ class MoveScorer {
   size_t b2() const { return w2() + static_cast<size_t>(shape_.hidden2) * shape_.hidden1; }
   size_t w3() const { return b2() + shape_.hidden2; }
   size_t b3() const { return w3() + shape_.hidden2; }
-  void forward(const float* x, size_t rows, float* scores);
+  void forward(const float* x, size_t rows, float* scores, int row_stride);
 
   ScorerShape shape_;
   std::vector<float> params_, mean_, scale_;

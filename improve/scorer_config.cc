@@ -16,7 +16,7 @@ const ConfigKeys kKeys = {
      "epochs",    "batch_states", "lr",         "lr_final",         "grad_clip",
      "hidden1",   "hidden2",      "seed",       "keep_checkpoints", "gain_weighting",
      "rl_epochs", "rl_episodes",  "rl_steps",   "rl_temperature",   "rl_lr",
-     "rl_batch",  "lr_end",       "clip_norm"},
+     "rl_batch",  "lr_end",       "clip_norm",  "memory_factors"},
     {}};
 
 std::vector<std::string> string_list(const YamlField& f) {
@@ -60,6 +60,15 @@ ScorerTrainConfig from_root(YAML::Node root, const std::string& source,
     }
   }
   if (f.has("clusters")) c.clusters = string_list(f.at("clusters"));
+  if (f.has("memory_factors")) {
+    const YamlField m = f.at("memory_factors");
+    if (!m.is_sequence()) m.fail("must be a list of capacity factors");
+    for (size_t i = 0; i < m.size(); ++i) {
+      const double v = m.at(i).as_double();
+      if (!(v > 0 && v <= 100)) m.at(i).fail("a capacity factor must be in (0, 100]");
+      c.memory_factors.push_back(v);
+    }
+  }
   f.get("starts", &c.starts);
   f.get("perturb", &c.perturb);
   f.get("max_moves", &c.max_moves);
@@ -136,6 +145,8 @@ std::string scorer_train_config_to_yaml(const ScorerTrainConfig& c) {
   e << YAML::Key << "graph_seed" << YAML::Value << c.graph_seed;
   e << YAML::Key << "devices" << YAML::Value << YAML::Flow << c.devices;
   e << YAML::Key << "clusters" << YAML::Value << YAML::Flow << c.clusters;
+  if (!c.memory_factors.empty())
+    e << YAML::Key << "memory_factors" << YAML::Value << YAML::Flow << c.memory_factors;
   e << YAML::Key << "starts" << YAML::Value << c.starts;
   e << YAML::Key << "perturb" << YAML::Value << c.perturb;
   e << YAML::Key << "max_moves" << YAML::Value << c.max_moves;

@@ -20,6 +20,10 @@ struct ScorerTrainConfig {
   int64_t graph_seed = 11;
   std::vector<int> devices = {2, 3, 4};  // identical k80 devices
   std::vector<std::string> clusters;     // cluster YAML files, trained on as well
+  // Capped memory (issue #33): for each factor f and each device count of `devices`, also
+  // that many k80 devices of f x the graph's balanced share each (with_balanced_capacity in
+  // sim/placers/memory.h).  Empty: no capped clusters.
+  std::vector<double> memory_factors;
   int starts = 2;         // trajectories per (graph, cluster): from 'best', then perturbed
   double perturb = 0.15;  // share of ops given a random device in the perturbed starts
   int max_moves = 30;

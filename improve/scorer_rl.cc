@@ -49,7 +49,7 @@ ReinforceStats reinforce_moves(const Graph& g, const Cluster& c, const Placement
         // kept): its schedule is the one the features read.
         what_if.compute(sim, current, &features, &moves);
         logits.resize(moves.size());
-        scorer.score(features.data(), moves.size(), logits.data());
+        scorer.score(features.data(), moves.size(), logits.data(), WhatIf::kNumFeatures);
         // Inverse-CDF sampling of softmax(logits / temperature).
         double zmax = -std::numeric_limits<double>::infinity();
         for (float z : logits) zmax = std::max(zmax, z / o.temperature);

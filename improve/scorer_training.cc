@@ -23,6 +23,7 @@
 #include "improve/what_if.h"
 #include "sim/cluster.h"
 #include "sim/families/family.h"
+#include "sim/placers/memory.h"
 #include "training/adam.h"
 #include "training/metrics_csv.h"
 #include "training/trainers.h"
@@ -55,6 +56,8 @@ struct ScorerRun {
   ScorerTrainConfig cfg;
   std::string config_yaml;
   std::vector<Cluster> clusters;
+  // Per cluster: 0, or the capacity factor that job_cluster applies to each graph.
+  std::vector<double> memory_factor;
   std::vector<LabelJob> jobs;
   MoveScorer scorer;
   Adam adam;
@@ -67,6 +70,11 @@ struct ScorerRun {
   std::chrono::steady_clock::time_point t_begin;
 
   int rank() const { return comm.rank(); }
+  // The cluster of job j on its graph g: capped at the job's factor of g's balanced share.
+  Cluster job_cluster(const LabelJob& j, const Graph& g) const {
+    const double f = memory_factor[static_cast<size_t>(j.cluster)];
+    return f > 0 ? with_balanced_capacity(clusters[j.cluster], g, f) : clusters[j.cluster];
+  }
   double seconds() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t_begin).count();
   }
@@ -174,7 +182,7 @@ std::vector<TeacherState> label(ScorerRun& run, const std::optional<Resumed>& re
          k += static_cast<size_t>(size)) {
       const LabelJob& j = run.jobs[k];
       const Graph g = label_job_graph(run.cfg, j);
-      const Cluster& c = run.clusters[j.cluster];
+      const Cluster c = run.job_cluster(j, g);
       const Placement start = label_job_start(run.cfg, j, k, g, c);
       const uint64_t job_seed = derive_seed(static_cast<uint64_t>(run.cfg.seed), k);
       simulations += teacher_trajectory(g, c, start, nullptr, to, job_seed, &states);
@@ -291,7 +299,7 @@ bool reinforce(ScorerRun& run) {
   // This rank's starts, built once: (graph, cluster, start placement).
   struct RlJob {
     const Graph* graph;
-    const Cluster* cluster;
+    Cluster cluster;
     Placement start;
     size_t index;
   };
@@ -302,8 +310,9 @@ bool reinforce(ScorerRun& run) {
     auto it = graphs.find({j.family, j.graph});
     if (it == graphs.end())
       it = graphs.emplace(std::make_pair(j.family, j.graph), label_job_graph(cfg, j)).first;
-    const Cluster& c = run.clusters[j.cluster];
-    mine.push_back({&it->second, &c, label_job_start(cfg, j, k, it->second, c), k});
+    Cluster c = run.job_cluster(j, it->second);
+    Placement start = label_job_start(cfg, j, k, it->second, c);
+    mine.push_back({&it->second, std::move(c), std::move(start), k});
   }
   const int64_t steps_per_epoch = std::max<int64_t>(
       1, run.comm.all_reduce_max((static_cast<int64_t>(mine.size()) + cfg.rl_batch - 1) /
@@ -329,7 +338,7 @@ bool reinforce(ScorerRun& run) {
             derive_seed(static_cast<uint64_t>(cfg.seed) + 104729u, static_cast<uint64_t>(epoch)),
             j.index);
         const ReinforceStats rs =
-            reinforce_moves(*j.graph, *j.cluster, j.start, run.scorer, ro, seed, run.grad.data());
+            reinforce_moves(*j.graph, j.cluster, j.start, run.scorer, ro, seed, run.grad.data());
         stats[0] += rs.mean_final_score / rs.start_score;
         stats[1] += rs.improved_fraction;
         stats[2] += 1;
@@ -361,7 +370,14 @@ int run_scorer_training(const RunOptions& options, Communicator& comm) {
   std::vector<Cluster> clusters;
   for (int d : cfg.devices) clusters.push_back(resolve_cluster("", d));
   for (const std::string& file : cfg.clusters) clusters.push_back(load_cluster(file));
+  std::vector<double> factor(clusters.size(), 0.0);
+  for (double f : cfg.memory_factors)
+    for (int d : cfg.devices) {
+      clusters.push_back(resolve_cluster("", d));
+      factor.push_back(f);
+    }
   ScorerRun run(options, comm, cfg, std::move(clusters));
+  run.memory_factor = std::move(factor);
 
   const RunDirectory dir(options, "info", comm);
   run.store = std::make_unique<CheckpointStore>(dir.checkpoints(), cfg.keep_checkpoints);

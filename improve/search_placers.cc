@@ -7,6 +7,7 @@
 #include "common/error.h"
 #include "common/rng.h"
 #include "improve/learned_search.h"
+#include "improve/what_if.h"
 #include "sim/placers/memory_rule.h"
 #include "sim/placers/registry.h"
 #include "sim/placers/search_util.h"
@@ -166,6 +167,11 @@ LoadedScorer load_scorer(const std::string& path) {
                      ": not a learned-search checkpoint (no /model/scorer); a Placeto policy "
                      "checkpoint places with --method policy");
   s.scorer = MoveScorer::from_checkpoint(data, s.path);
+  if (s.scorer.shape().inputs > WhatIf::kNumFeatures)
+    throw InputError(s.path + ": /model/scorer/w1 reads " +
+                     std::to_string(s.scorer.shape().inputs) + " what-if features, but this " +
+                     "build computes " + std::to_string(WhatIf::kNumFeatures) +
+                     " (a checkpoint from a newer version)");
   s.config_yaml = data.config_yaml;
   return s;
 }

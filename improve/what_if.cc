@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "sim/placers/memory.h"
+
 namespace placeto {
 
 const char* const WhatIf::kFeatureNames[WhatIf::kNumFeatures] = {
@@ -34,6 +36,10 @@ const char* const WhatIf::kFeatureNames[WhatIf::kNumFeatures] = {
     "output_wait",
     "bus_load_here",
     "bus_load_there",
+    "headroom_here",
+    "headroom_there_after",
+    "overflow_change",
+    "op_bytes_there",
 };
 
 WhatIf::WhatIf(const Graph& graph, const Cluster& cluster)
@@ -154,6 +160,12 @@ void WhatIf::compute(const Simulator& sim, const Placement& p, std::vector<float
     const double t_here = op_time(v, here);
     const double cap_here = c_.devices[here].memory_bytes;
     const bool over_here = cap_here > 0 && r.over_capacity[here];
+    const double foot = static_cast<double>(op_footprint_bytes(g_, v));
+    const double need_here = static_cast<double>(r.peak_mem_bytes[here] + r.param_bytes[here]);
+    // Relative overflow of a device with capacity `cap` at `need` bytes (0 when uncapped).
+    const auto over = [](double need, double cap) {
+      return cap > 0 ? std::max(0.0, need - cap) / cap : 0.0;
+    };
     for (int d = 0; d < num_dev_; ++d) {
       if (d == here) continue;
       float* f = features->data() + row * kNumFeatures;
@@ -210,6 +222,17 @@ void WhatIf::compute(const Simulator& sim, const Placement& p, std::vector<float
       f[24] = static_cast<float>(std::clamp(out_wait * inv_m, 0.0, 1.0));
       f[25] = static_cast<float>(std::min(1.0, bus_load_[here] * inv_m));
       f[26] = static_cast<float>(std::min(1.0, bus_load_[d] * inv_m));
+      const double need_there = static_cast<double>(r.peak_mem_bytes[d] + r.param_bytes[d]);
+      f[27] = cap_here > 0
+                  ? static_cast<float>(std::clamp((cap_here - need_here) / cap_here, -1.0, 1.0))
+                  : 1.0f;
+      f[28] = cap > 0 ? static_cast<float>(std::clamp((cap - need_there - foot) / cap, -1.0, 1.0))
+                      : 1.0f;
+      f[29] = static_cast<float>(std::clamp(over(need_there + foot, cap) - over(need_there, cap) +
+                                                over(need_here - foot, cap_here) -
+                                                over(need_here, cap_here),
+                                            -1.0, 1.0));
+      f[30] = cap > 0 ? static_cast<float>(std::min(1.0, foot / cap)) : 0.0f;
     }
   }
 }

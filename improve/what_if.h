@@ -6,6 +6,14 @@
 // the makespan, a fraction or a flag, so one scorer applies to any graph size, any device
 // count and any cluster.  No simulation happens here: the caller simulates the placement.
 //
+// Memory (issue #33): columns 16-17 (free memory there counting the op's parameters only, and
+// a flag for an overflowing current device) saw neither the op's activations nor what the
+// move does to the overflow.  Columns 27-30, appended so that older scorers read their first
+// 27, add each side's headroom, the move's estimated change of the total relative overflow
+// and the op's size against the target's capacity.  A move's bytes are estimated as the op's
+// parameters plus all its outputs (op_footprint_bytes), an upper bound on what it adds to the
+// target's simulated peak and takes from its own device's.
+//
 // Pair order: op-major, the targets of op v in ascending device order with v's own device
 // left out, so a placement on D devices has N (D - 1) pairs.  Not thread-safe; one per thread.
 #pragma once
@@ -26,7 +34,7 @@ struct Move {
 
 class WhatIf {
  public:
-  static constexpr int kNumFeatures = 27;
+  static constexpr int kNumFeatures = 31;
   // The feature names, in column order (checkpoints record them).
   static const char* const kFeatureNames[kNumFeatures];
 

@@ -109,6 +109,21 @@ TEST(MoveScorer, GradientStepsLowerTheLossAndRankTheTargetFirst) {
             best);
 }
 
+// A scorer of 5 inputs reads the first 5 columns of wider rows (what-if columns are only
+// appended), so older checkpoints score today's rows as they scored their own.
+TEST(MoveScorer, ReadsTheFirstInputsOfWiderRows) {
+  MoveScorer s(ScorerShape{5, 6, 3});
+  s.init(3);
+  const size_t rows = 7;
+  std::vector<float> narrow(rows * 5), wide(rows * 9, 123.0f);
+  for (size_t i = 0; i < rows; ++i)
+    for (int k = 0; k < 5; ++k) narrow[i * 5 + k] = wide[i * 9 + k] = 0.1f * (i + 1) - 0.3f * k;
+  std::vector<float> a(rows), b(rows);
+  s.score(narrow.data(), rows, a.data());
+  s.score(wide.data(), rows, b.data(), 9);
+  EXPECT_EQ(a, b);
+}
+
 TEST(MoveScorer, CheckpointRoundTripsAndRefusesOtherShapes) {
   MoveScorer s(ScorerShape{5, 6, 3});
   s.init(11);

@@ -99,5 +99,52 @@ TEST(WhatIf, MovingAnOpToItsNeighboursDeviceRemovesTheirTransfers) {
   EXPECT_GT(row[6], 0.0f);   // it could start earlier there (no transfer to wait for)
 }
 
+// The memory columns (27-30): neutral without capacities; with them, a move off a device
+// that overflows onto one with room lowers the overflow, and the reverse raises it.
+TEST(WhatIf, MemoryColumnsSeeHeadroomAndTheMovesOverflow) {
+  const Graph g = random_graph(60, 5);
+  Placement p(2, g.num_nodes(), 0);
+  for (int v = 0; v < g.num_nodes(); v += 5) p.device[v] = 1;  // most ops on device 0
+  {
+    const Rows r = rows_of(g, default_cluster(2), p);
+    for (size_t i = 0; i < r.moves.size(); ++i) {
+      const float* row = r.f.data() + i * WhatIf::kNumFeatures;
+      EXPECT_EQ(row[27], 1.0f);
+      EXPECT_EQ(row[28], 1.0f);
+      EXPECT_EQ(row[29], 0.0f);
+      EXPECT_EQ(row[30], 0.0f);
+    }
+  }
+  // Capacity: the whole graph's need on one device x 0.6, so device 0 overflows, device 1
+  // has room.
+  Cluster c = default_cluster(2);
+  Simulator sim(g, c);
+  const SimResult& one = sim.simulate(Placement(2, g.num_nodes(), 0));
+  const double cap = 0.6 * static_cast<double>(one.peak_mem_bytes[0] + one.param_bytes[0]);
+  for (DeviceSpec& d : c.devices) d.memory_bytes = cap;
+  const Rows r = rows_of(g, c, p);
+  int off = 0, onto = 0;
+  for (size_t i = 0; i < r.moves.size(); ++i) {
+    const float* row = r.f.data() + i * WhatIf::kNumFeatures;
+    const bool big = g.param_bytes(r.moves[i].op) + g.total_out_bytes(r.moves[i].op) > 0;
+    if (r.moves[i].device == 1) {  // off the overflowing device 0
+      EXPECT_LT(row[27], 0.0f);    // no headroom here
+      if (big) {
+        EXPECT_LT(row[29], 0.0f);
+        ++off;
+      }
+    } else {
+      EXPECT_GT(row[27], 0.0f);  // device 1 has room
+      if (big) {
+        EXPECT_GT(row[29], 0.0f);
+        ++onto;
+      }
+    }
+    EXPECT_GE(row[30], 0.0f);
+  }
+  EXPECT_GT(off, 0);
+  EXPECT_GT(onto, 0);
+}
+
 }  // namespace
 }  // namespace placeto

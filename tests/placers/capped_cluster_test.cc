@@ -5,12 +5,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
+#include "common/error.h"
 #include "improve/search_placers.h"
 #include "sim/families/family.h"
 #include "sim/placers/contiguous.h"
 #include "sim/placers/evaluation.h"
+#include "sim/placers/memory.h"
 #include "sim/placers/protocol.h"
 #include "sim/placers/registry.h"
 #include "sim/placers/search_util.h"
@@ -58,6 +61,24 @@ std::map<std::string, PlacerRun> run_all(const Graph& g, const Cluster& c) {
   for (const std::string& m : fast_placer_names()) runs[m] = run_placer(*make_placer(m), g, c, o);
   for (const char* m : {"best", "auto"}) runs[m] = run_placer(*make_placer(m, o), g, c, o);
   return runs;
+}
+
+// The capped clusters that training and the studies make: f x the balanced share per device.
+TEST(CappedClusters, BalancedCapacityIsTheFactorTimesTheShare) {
+  for (const Graph& g : generated_graphs()) {
+    for (int d : {2, 4, 8}) {
+      const Cluster c = with_balanced_capacity(default_cluster(d), g, 1.2);
+      ASSERT_EQ(c.num_devices(), d);
+      for (const DeviceSpec& dev : c.devices)
+        EXPECT_NEAR(dev.memory_bytes, 1.2 * balanced_share(g, d), 1.0) << g.name();
+      // Below the share nothing fits: the single placement overflows every time.
+      const Cluster tight = with_balanced_capacity(default_cluster(d), g, 0.99);
+      Simulator sim(g, tight);
+      EXPECT_FALSE(sim.simulate(Placement(d, g.num_nodes(), 0)).memory_ok);
+    }
+    for (double bad : {0.0, -1.0, std::nan(""), HUGE_VAL})
+      EXPECT_THROW(with_balanced_capacity(default_cluster(2), g, bad), InputError);
+  }
 }
 
 TEST(CappedClusters, MemoryAwarePlacersFitWhereTheContiguousSplitFits) {

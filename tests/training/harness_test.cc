@@ -85,6 +85,28 @@ TEST(ScorerConfig, OldKeyNamesAreReadAsAliasesAndEveryKeyIsWrittenBack) {
   }
 }
 
+TEST(ScorerConfig, MemoryFactorsAreReadWrittenBackAndChecked) {
+  const ScorerTrainConfig c =
+      parse_scorer_train_config("search_policy: {memory_factors: [1.1, 1.5]}\n", "m", {});
+  EXPECT_EQ(c.memory_factors, (std::vector<double>{1.1, 1.5}));
+  const std::string yaml = scorer_train_config_to_yaml(c);
+  EXPECT_EQ(parse_scorer_train_config(yaml, "again", {}).memory_factors, c.memory_factors);
+  // A config without the key (every checkpoint before issue #33) writes none back.
+  EXPECT_EQ(scorer_train_config_to_yaml(parse_scorer_train_config("search_policy: {}\n", "o", {}))
+                .find("memory_factors"),
+            std::string::npos);
+  for (const char* bad : {"[0]", "[-1]", "[.nan]", "[1000]", "1.2"}) {
+    try {
+      parse_scorer_train_config(std::string("search_policy: {memory_factors: ") + bad + "}\n",
+                                "bad.yaml", {});
+      ADD_FAILURE() << "accepted memory_factors " << bad;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("bad.yaml"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("memory_factors"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(Trainers, TheConfigsTopLevelKeyChoosesTheTrainer) {
   register_scorer_trainer();
   const std::string dir = temp_dir("trainers");
