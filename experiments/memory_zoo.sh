@@ -11,6 +11,9 @@
 #     FACTORS="1.05 1.2 1.5"  TIMES="1000 3000"  SEEDS="1 2 3"
 #     SEARCHES="anneal descent auto"  POLICY_SEARCH=1 (0: leave policy-search out)
 #   PLACETO_BIN=build-notorch/bin selects the executables (default build/bin).
+#   SCORER=models/cifar10.h5 picks policy-search's move scorer (default models/ptb.h5);
+#   AUTO_SCORER=1 gives it to `auto` as well (compare --checkpoint); OUT=runs/X writes there
+#   instead of runs/memory_zoo.
 #   Needs runs/zoo/<model>.json and runs/zoo/summary.tsv (experiments/zoo/import_zoo.sh).
 #   Per cell: runs/memory_zoo/<model>/d<D>_f<f>/cluster.yaml, and per seed and T:
 #     s<seed>_t<T>.csv  `placeto compare` of the fast placers, best and SEARCHES
@@ -22,7 +25,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 bin=${PLACETO_BIN:-build/bin}
 zoo=runs/zoo
-out=runs/memory_zoo
+out=${OUT:-runs/memory_zoo}
+scorer=${SCORER:-models/ptb.h5}
+auto_ckpt=()
+[[ ${AUTO_SCORER:-0} == 1 ]] && auto_ckpt=(--checkpoint "$scorer")
 read -r -a models <<< "${MODELS:-gpt12 gpt48 resnet152 inception_v3 googlenet vit_b_16}"
 read -r -a devices <<< "${DEVICES:-2 4 8}"
 read -r -a factors <<< "${FACTORS:-1.05 1.2 1.5}"
@@ -59,7 +65,7 @@ EOF
           csv=$cell/s${s}_t$t.csv
           if [[ ! -f $csv ]]; then
             "$bin/placeto" compare --graphs "$out/$m/graph" --cluster "$cell/cluster.yaml" \
-              --methods "$fast,${searches// /,}" --time-ms "$t" --seed "$s" --out "$csv" \
+              --methods "$fast,${searches// /,}" --time-ms "$t" --seed "$s" --out "$csv" "${auto_ckpt[@]}" \
               > "${csv%.csv}.log" 2>&1 || { cat "${csv%.csv}.log" >&2; exit 1; }
           fi
           ps=$cell/s${s}_t$t.policy-search.json
@@ -67,7 +73,7 @@ EOF
             # place exits 1 when the placement does not fit; that is a result, not an error.
             rc=0
             "$bin/placeto" place --graph "$zoo/$m.json" --cluster "$cell/cluster.yaml" \
-              --method policy-search --checkpoint models/ptb.h5 --time-ms "$t" --seed "$s" \
+              --method policy-search --checkpoint "$scorer" --time-ms "$t" --seed "$s" \
               --out "${ps%.json}.placement.json" > "$ps.tmp" 2> "${ps%.json}.log" || rc=$?
             ((rc <= 1)) || { cat "${ps%.json}.log" >&2; exit 1; }
             mv "$ps.tmp" "$ps"
