@@ -98,7 +98,11 @@ ScorerTrainConfig from_root(YAML::Node root, const std::string& source,
     if (key == "grad_clip" && !f.has(key) && f.has("clip_norm")) k = "clip_norm";
     f.at(k).fail(rule);
   };
-  for (const std::string& fam : c.families) (void)default_family_spec(fam);  // names checked
+  for (const std::string& fam : c.families) {
+    (void)default_family_spec(fam);  // names checked
+    if (evaluation_only_family(fam))
+      f.at("families").fail("'" + fam + "' is an evaluation-only family and is never trained on");
+  }
   need(c.graphs >= 1 && c.graphs <= 10000, "graphs", "must be in [1, 10000]");
   need(c.devices.size() + c.clusters.size() >= 1, "devices", "no devices and no clusters");
   need(!c.families.empty(), "families", "must name at least one family");

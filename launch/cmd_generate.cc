@@ -32,9 +32,11 @@ void register_generate_command(CLI::App& app) {
   auto a = std::make_shared<GenerateArgs>();
   CLI::App* cmd = app.add_subcommand(
       "generate", "Write a family of training graphs (ENAS-style cells) and manifest.json");
-  cmd->add_option("--family", a->spec.family, "cifar10, ptb or nmt")
+  cmd->add_option("--family", a->spec.family,
+                  "cifar10, ptb or nmt; linalg (tiled Cholesky, LU and stencil task graphs) is "
+                  "for evaluation only")
       ->required()
-      ->check(CLI::IsMember({"cifar10", "ptb", "nmt"}));
+      ->check(CLI::IsMember({"cifar10", "ptb", "nmt", "linalg"}));
   cmd->add_option("--count", a->count, "Number of graphs")->check(CLI::Range(1, 100000));
   cmd->add_option("--seed", a->seed, "Seed; the same seed gives byte-identical files");
   cmd->add_option("--out", a->out, "Output directory")->required();
@@ -43,10 +45,12 @@ void register_generate_command(CLI::App& app) {
   cmd->add_option("--profile", a->spec.profile, "Cost-model profile (k80, v100, a100, h100)");
   cmd->add_option("--batch", a->spec.batch, "Batch size (default: the family's)")
       ->check(CLI::Range(1, 1 << 16));
-  cmd->add_option("--width", a->spec.width, "Channels (cifar10) or hidden size (ptb, nmt)")
+  cmd->add_option("--width", a->spec.width,
+                  "Channels (cifar10), hidden size (ptb, nmt) or tile size (linalg)")
       ->check(CLI::Range(1, 1 << 16));
   cmd->add_option("--cell-nodes", a->spec.cell_nodes, "Nodes per cell")->check(CLI::Range(1, 64));
-  cmd->add_option("--steps", a->spec.steps, "Unrolled time steps (ptb, nmt)")
+  cmd->add_option("--steps", a->spec.steps,
+                  "Unrolled time steps (ptb, nmt) or tiles per side (linalg)")
       ->check(CLI::Range(1, 256));
   cmd->add_option("--layers", a->spec.layers, "Normal cells per stage / stacked cells")
       ->check(CLI::Range(1, 16));

@@ -33,6 +33,8 @@ void check_range(const FamilySpec& s, const char* field, int value, int lo, int 
 
 std::vector<std::string> family_names() { return {"cifar10", "ptb", "nmt"}; }
 
+bool evaluation_only_family(const std::string& family) { return family == "linalg"; }
+
 FamilySpec default_family_spec(const std::string& family) {
   FamilySpec s;
   s.family = family;
@@ -55,8 +57,11 @@ FamilySpec default_family_spec(const std::string& family) {
     s.steps = 6;
     s.layers = 1;
     s.vocab = 16000;
+  } else if (family == "linalg") {
+    // width (tile size) and steps (tiles per side) stay 0: drawn per graph.
   } else {
-    throw InputError("unknown graph family '" + family + "' (known: cifar10, ptb, nmt)");
+    throw InputError("unknown graph family '" + family +
+                     "' (known: cifar10, ptb, nmt; for evaluation only: linalg)");
   }
   return s;
 }
@@ -65,6 +70,11 @@ FamilySpec resolve_family_spec(const FamilySpec& in) {
   FamilySpec d = default_family_spec(in.family);
   FamilySpec s = in;
   device_profile(s.profile);  // rejects unknown profiles
+  if (s.family == "linalg") {
+    if (s.width != 0) check_range(s, "width (tile size)", s.width, 16, 8192);
+    if (s.steps != 0) check_range(s, "steps (tiles per side)", s.steps, 2, 16);
+    return s;
+  }
   if (s.batch == 0) s.batch = d.batch;
   if (s.width == 0) s.width = d.width;
   if (s.cell_nodes == 0) s.cell_nodes = d.cell_nodes;
@@ -89,6 +99,7 @@ Graph generate_graph(const FamilySpec& in, int index, uint64_t seed) {
   const std::string name = spec.family + "_" + std::to_string(index);
   if (spec.family == "cifar10") return build_cifar10_graph(spec, rng, name);
   if (spec.family == "ptb") return build_ptb_graph(spec, rng, name);
+  if (spec.family == "linalg") return build_linalg_graph(spec, rng, name);
   return build_nmt_graph(spec, rng, name);
 }
 

@@ -19,5 +19,6 @@ using FamilyRng = Rng;
 Graph build_cifar10_graph(const FamilySpec& spec, FamilyRng& rng, const std::string& name);
 Graph build_ptb_graph(const FamilySpec& spec, FamilyRng& rng, const std::string& name);
 Graph build_nmt_graph(const FamilySpec& spec, FamilyRng& rng, const std::string& name);
+Graph build_linalg_graph(const FamilySpec& spec, FamilyRng& rng, const std::string& name);
 
 }  // namespace placeto

@@ -172,3 +172,44 @@ TEST(FamilySpec, UnknownFamilyAndProfileAreInputErrors) {
 
 }  // namespace
 }  // namespace placeto
+
+namespace placeto {
+namespace {
+
+// The evaluation-only linalg family: deterministic, three kinds of task graph, 35-288 tasks,
+// one tile per edge, and a tile size and tile count the spec can fix.
+TEST(LinalgFamily, TaskGraphsOfThreeKindsAndFixedSizesOnRequest) {
+  FamilySpec spec;
+  spec.family = "linalg";
+  std::set<std::string> kinds;
+  for (int i = 0; i < 24; ++i) {
+    const Graph g = generate_graph(spec, i, 3);
+    const Graph again = generate_graph(spec, i, 3);
+    ASSERT_EQ(g.num_nodes(), again.num_nodes());
+    EXPECT_GE(g.num_nodes(), 35);
+    EXPECT_LE(g.num_nodes(), 288);
+    kinds.insert(g.op_type(0));
+    for (EdgeId e = 0; e < g.num_edges(); ++e)
+      EXPECT_EQ(g.edge_bytes(e), g.total_out_bytes(g.edge_src(e)));
+    for (NodeId v = 0; v < g.num_nodes(); ++v) EXPECT_EQ(g.param_bytes(v), 0);
+  }
+  EXPECT_EQ(kinds, (std::set<std::string>{"potrf", "getrf", "stencil"}));
+  spec.width = 256;  // tile size
+  spec.steps = 4;    // tiles per side
+  for (int i = 0; i < 12; ++i) {
+    const Graph g = generate_graph(spec, i, 5);
+    EXPECT_EQ(g.total_out_bytes(0), 4 * 256 * 256);
+    if (g.op_type(0) == "potrf") {
+      EXPECT_EQ(g.num_nodes(), 20);  // 4 potrf, 6 trsm, 6 syrk, 4 gemm
+    } else if (g.op_type(0) == "getrf") {
+      EXPECT_EQ(g.num_nodes(), 30);  // sum over k of (4 - k)^2
+    }
+  }
+  spec.width = 8;
+  EXPECT_THROW(resolve_family_spec(spec), InputError);
+  EXPECT_FALSE(evaluation_only_family("ptb"));
+  EXPECT_TRUE(evaluation_only_family("linalg"));
+}
+
+}  // namespace
+}  // namespace placeto

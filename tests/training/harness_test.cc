@@ -107,6 +107,16 @@ TEST(ScorerConfig, MemoryFactorsAreReadWrittenBackAndChecked) {
   }
 }
 
+TEST(ScorerConfig, EvaluationOnlyFamiliesAreRefused) {
+  try {
+    parse_scorer_train_config("search_policy: {families: [ptb, linalg]}\n", "t.yaml", {});
+    ADD_FAILURE() << "accepted the evaluation-only family linalg";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("evaluation-only"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("t.yaml"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Trainers, TheConfigsTopLevelKeyChoosesTheTrainer) {
   register_scorer_trainer();
   const std::string dir = temp_dir("trainers");
