@@ -101,11 +101,11 @@ void MoveScorer::score(const float* x, size_t rows, float* scores, int row_strid
 }
 
 double MoveScorer::listwise_loss(const float* x, size_t rows, const float* target, float* grad,
-                                 double weight, float* scores, double temperature) {
+                                 double weight, float* scores, double temperature, int row_stride) {
   if (rows == 0) return 0;
   const int f = shape_.inputs, h1 = shape_.hidden1, h2 = shape_.hidden2;
   dz_.resize(rows);
-  forward(x, rows, dz_.data(), 0);
+  forward(x, rows, dz_.data(), row_stride);
   if (scores) std::copy(dz_.begin(), dz_.begin() + rows, scores);
   PLACETO_CHECK(temperature > 0);
   const double inv_t = 1.0 / temperature;

@@ -52,8 +52,10 @@ class MoveScorer {
   // the scores of the forward pass it made (what score() would give), sparing a second one.
   // With `temperature` T the softmax is over scores / T.  With a one-hot target on the move
   // a policy softmax(scores / T) drew, the gradient is that of -log pi(move): REINFORCE's.
+  // Rows are read as score() reads them (row_stride 0: inputs).
   double listwise_loss(const float* x, size_t rows, const float* target, float* grad,
-                       double weight = 1.0, float* scores = nullptr, double temperature = 1.0);
+                       double weight = 1.0, float* scores = nullptr, double temperature = 1.0,
+                       int row_stride = 0);
 
   // Checkpoint arrays (/model/scorer/...) and back.  from_checkpoint throws InputError naming
   // `source` when the arrays are missing or have other shapes.

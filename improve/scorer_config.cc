@@ -4,6 +4,7 @@
 
 #include "common/error.h"
 #include "common/yaml_util.h"
+#include "improve/what_if.h"
 #include "sim/families/family.h"
 #include "training/config_overrides.h"
 
@@ -16,7 +17,7 @@ const ConfigKeys kKeys = {
      "epochs",    "batch_states", "lr",         "lr_final",         "grad_clip",
      "hidden1",   "hidden2",      "seed",       "keep_checkpoints", "gain_weighting",
      "rl_epochs", "rl_episodes",  "rl_steps",   "rl_temperature",   "rl_lr",
-     "rl_batch",  "lr_end",       "clip_norm",  "memory_factors"},
+     "rl_batch",  "lr_end",       "clip_norm",  "memory_factors",   "features"},
     {}};
 
 std::vector<std::string> string_list(const YamlField& f) {
@@ -69,6 +70,7 @@ ScorerTrainConfig from_root(YAML::Node root, const std::string& source,
       c.memory_factors.push_back(v);
     }
   }
+  f.get("features", &c.features);
   f.get("starts", &c.starts);
   f.get("perturb", &c.perturb);
   f.get("max_moves", &c.max_moves);
@@ -103,6 +105,9 @@ ScorerTrainConfig from_root(YAML::Node root, const std::string& source,
     if (evaluation_only_family(fam))
       f.at("families").fail("'" + fam + "' is an evaluation-only family and is never trained on");
   }
+  need(c.features >= 0 && c.features <= WhatIf::kNumFeatures, "features",
+       "must be 0 (all) or a count of what-if columns in [1, " +
+           std::to_string(WhatIf::kNumFeatures) + "]");
   need(c.graphs >= 1 && c.graphs <= 10000, "graphs", "must be in [1, 10000]");
   need(c.devices.size() + c.clusters.size() >= 1, "devices", "no devices and no clusters");
   need(!c.families.empty(), "families", "must name at least one family");
@@ -149,6 +154,7 @@ std::string scorer_train_config_to_yaml(const ScorerTrainConfig& c) {
   e << YAML::Key << "graph_seed" << YAML::Value << c.graph_seed;
   e << YAML::Key << "devices" << YAML::Value << YAML::Flow << c.devices;
   e << YAML::Key << "clusters" << YAML::Value << YAML::Flow << c.clusters;
+  if (c.features > 0) e << YAML::Key << "features" << YAML::Value << c.features;
   if (!c.memory_factors.empty())
     e << YAML::Key << "memory_factors" << YAML::Value << YAML::Flow << c.memory_factors;
   e << YAML::Key << "starts" << YAML::Value << c.starts;

@@ -24,6 +24,10 @@ struct ScorerTrainConfig {
   // that many k80 devices of f x the graph's balanced share each (with_balanced_capacity in
   // sim/placers/memory.h).  Empty: no capped clusters.
   std::vector<double> memory_factors;
+  // What-if columns the scorer reads, the first ones (improve/what_if.h): 0 = all that this
+  // build computes; 27 = those before issue #33 (to reproduce an older run).  A resumed run
+  // without it reads as many as its checkpoint.
+  int features = 0;
   int starts = 2;         // trajectories per (graph, cluster): from 'best', then perturbed
   double perturb = 0.15;  // share of ops given a random device in the perturbed starts
   int max_moves = 30;

@@ -69,7 +69,7 @@ ReinforceStats reinforce_moves(const Graph& g, const Cluster& c, const Placement
       target.assign(moves.size(), 0.0f);
       target[a] = 1.0f;
       scorer.listwise_loss(features.data(), moves.size(), target.data(), step_grads.data() + k * np,
-                           1.0, nullptr, o.temperature);
+                           1.0, nullptr, o.temperature, WhatIf::kNumFeatures);
       const int32_t old = current.device[moves[a].op];
       current.device[moves[a].op] = moves[a].device;
       const double s = search_score(sim.simulate(current), c);

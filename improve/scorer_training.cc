@@ -45,7 +45,8 @@ struct ScorerRun {
         config_yaml(scorer_train_config_to_yaml(cfg)),
         clusters(std::move(cl)),
         jobs(label_jobs(cfg, static_cast<int>(clusters.size()))),
-        scorer(ScorerShape{WhatIf::kNumFeatures, cfg.hidden1, cfg.hidden2}),
+        scorer(ScorerShape{cfg.features > 0 ? cfg.features : WhatIf::kNumFeatures, cfg.hidden1,
+                           cfg.hidden2}),
         adam(scorer.num_params()),
         t_begin(std::chrono::steady_clock::now()) {
     scorer.init(static_cast<uint64_t>(cfg.seed));
@@ -132,8 +133,26 @@ void restore(ScorerRun& run, const Resumed& r) {
     for (const char* k : {"rl_episodes", "rl_steps", "rl_temperature", "rl_lr", "rl_batch"})
       may_change.push_back(k);
   for (std::string& k : may_change) k = std::string(kScorerConfigKey) + "." + k;
+  MoveScorer saved = MoveScorer::from_checkpoint(r.data, r.path);
+  // A scorer narrower than this build's what-if rows is from before issue #33 (27 columns):
+  // its config, which does not say `features`, means that width, and a run resumed without
+  // `features` goes on with it.
+  const int width = saved.shape().inputs;
+  ScorerTrainConfig old_cmp = old;
+  if (width < WhatIf::kNumFeatures) {
+    if (old_cmp.features == 0) old_cmp.features = width;
+    if (run.cfg.features == 0) {
+      spdlog::info(
+          "the checkpoint's scorer reads the first {} what-if columns; training goes "
+          "on with them (features: {})",
+          width, width);
+      run.cfg.features = width;
+      run.config_yaml = scorer_train_config_to_yaml(run.cfg);
+      run.adam = Adam(saved.num_params());
+    }
+  }
   try {
-    check_config_matches(scorer_train_config_to_yaml(old), run.config_yaml, may_change, r.path);
+    check_config_matches(scorer_train_config_to_yaml(old_cmp), run.config_yaml, may_change, r.path);
   } catch (const InputError& e) {
     throw InputError(run.options.run_dir +
                      ": the checkpoint was written with another search_policy config (only "
@@ -144,9 +163,11 @@ void restore(ScorerRun& run, const Resumed& r) {
     throw InputError(run.options.run_dir + ": the imitation ended at epoch " +
                      std::to_string(old.epochs) +
                      " and RL has begun; epochs cannot change now (change rl_epochs)");
-  run.scorer = MoveScorer::from_checkpoint(r.data, r.path);
+  run.scorer = std::move(saved);
   if (run.scorer.num_params() != run.adam.size())
-    throw InputError(run.options.run_dir + ": the checkpoint's scorer has another shape");
+    throw InputError(run.options.run_dir + ": the checkpoint's scorer has another shape (" +
+                     std::to_string(run.scorer.shape().inputs) + " inputs; the config's " +
+                     "`features` asks for " + std::to_string(run.cfg.features) + ")");
   for (const auto& [name, arr] : r.data.optim_exp_avg)
     if (name == "scorer") run.adam.exp_avg() = arr.to_floats();
   for (const auto& [name, arr] : r.data.optim_exp_avg_sq)
@@ -205,7 +226,7 @@ std::vector<TeacherState> label(ScorerRun& run, const std::optional<Resumed>& re
   run.comm.all_reduce(acc.data(), acc.size(), ReduceOp::kSum);
   if (!resumed) {
     const double n = std::max(1.0, acc.back());
-    for (int k = 0; k < kF; ++k) {
+    for (int k = 0; k < run.scorer.shape().inputs; ++k) {  // the columns the scorer reads
       const double m = acc[k] / n;
       const double var = std::max(0.0, acc[kF + k] / n - m * m);
       run.scorer.feature_mean()[k] = static_cast<float>(m);
@@ -262,8 +283,9 @@ bool imitate(ScorerRun& run, std::vector<TeacherState>& states, double mean_gain
         // States where the best move gains more weigh more: missing it costs more.
         const double weight = cfg.gain_weighting ? s.best_gain / mean_gain : 1.0;
         scores.resize(rows);
-        stats[0] += run.scorer.listwise_loss(s.features.data(), rows, s.target.data(),
-                                             run.grad.data(), weight, scores.data());
+        stats[0] +=
+            run.scorer.listwise_loss(s.features.data(), rows, s.target.data(), run.grad.data(),
+                                     weight, scores.data(), 1.0, WhatIf::kNumFeatures);
         const size_t top =
             static_cast<size_t>(std::max_element(scores.begin(), scores.end()) - scores.begin());
         const size_t best = static_cast<size_t>(std::max_element(s.target.begin(), s.target.end()) -

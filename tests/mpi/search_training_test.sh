@@ -149,13 +149,15 @@ fi
 # 7. A run directory written before issue #32 (keys lr_end and clip_norm, checkpoint of
 #    commit c597cf1): today's trainer reproduces its epoch 2 in every dataset, and it resumes
 #    under a config that names the keys lr_final and grad_clip (compared as values), to the
-#    same epoch 3 as today's own run resumed the same way.
+#    same epoch 3 as today's own run resumed the same way (both resumed without `features`:
+#    they go on with the 27 what-if columns of their checkpoints).
 old="$src/tests/data/old_runs/scorer_c597cf1"
 cp -r "$old" "$tmp/old"
 sed 's/lr_end:/lr_final:/; s/clip_norm:/grad_clip:/' "$old/config_old_names.yaml" > "$tmp/new_names.yaml"
 one() { "$bin/placeto_actor" "$@"; }
 digests() { $py "$src/tests/mpi/ckpt_digests.py" "$1" | grep -v "^meta"; }
-if one --config "$old/config_old_names.yaml" --run-dir "$tmp/now" > "$tmp/O1.out" 2>&1 &&
+# The old run's scorer reads the 27 what-if columns of before issue #33: features=27.
+if one --config "$old/config_old_names.yaml" --run-dir "$tmp/now" features=27 > "$tmp/O1.out" 2>&1 &&
    digests "$tmp/now/checkpoints/ckpt_2.h5" > "$tmp/now2.sha" &&
    digests "$old/checkpoints/ckpt_2.h5" > "$tmp/old2.sha" && [ -s "$tmp/old2.sha" ] &&
    diff -q "$tmp/now2.sha" "$tmp/old2.sha" > /dev/null; then

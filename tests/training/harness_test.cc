@@ -107,6 +107,18 @@ TEST(ScorerConfig, MemoryFactorsAreReadWrittenBackAndChecked) {
   }
 }
 
+TEST(ScorerConfig, FeaturesNamesHowManyWhatIfColumnsTheScorerReads) {
+  const ScorerTrainConfig c = parse_scorer_train_config("search_policy: {features: 27}\n", "f", {});
+  EXPECT_EQ(c.features, 27);
+  EXPECT_NE(scorer_train_config_to_yaml(c).find("features: 27"), std::string::npos);
+  EXPECT_EQ(parse_scorer_train_config("search_policy: {}\n", "f", {}).features, 0);
+  for (const char* bad : {"-1", "32", "1000"})
+    EXPECT_THROW(
+        parse_scorer_train_config(std::string("search_policy: {features: ") + bad + "}\n", "f", {}),
+        InputError)
+        << bad;
+}
+
 TEST(ScorerConfig, EvaluationOnlyFamiliesAreRefused) {
   try {
     parse_scorer_train_config("search_policy: {families: [ptb, linalg]}\n", "t.yaml", {});
