@@ -1,11 +1,13 @@
 #include "actors/environment.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "common/error.h"
 #include "common/rng.h"
 #include "sim/coarsen.h"
+#include "sim/placers/memory_rule.h"
 #include "sim/placers/registry.h"
 
 namespace placeto {
@@ -14,6 +16,40 @@ namespace {
 
 constexpr char kPlacerStart[] = "placer:";
 constexpr char kBestPlacer[] = "best";
+
+// U of environment.h: 2 x (every op at its slowest plus its gap, every edge's slowest transfer
+// between two different devices (arrival plus bus time), the start offset).  A transfer's
+// time is affine in its bytes, so the slowest pair at 0 and at 2^30 bytes bounds every size.
+double fit_bound(const Graph& g, const Cluster& c) {
+  const int d = c.num_devices();
+  double total = c.mode == SimMode::kCompatible ? c.compat.init_offset_us : 0.0;
+  for (NodeId v = 0; v < g.num_nodes(); ++v) {
+    double slowest = 0;
+    for (int j = 0; j < d; ++j) slowest = std::max(slowest, c.op_time_us(g.cost_us(v), j));
+    total += slowest + c.op_gap_us(g.cost_us(v));
+  }
+  constexpr int64_t kProbe = int64_t{1} << 30;
+  double fixed = 0, per_byte = 0;
+  for (int s = 0; s < d; ++s)
+    for (int t = 0; t < d; ++t) {
+      if (s == t) continue;
+      const double at0 = c.transfer_time_us(0, s, t) + c.transfer_busy_us(0, s, t);
+      const double at_probe = c.transfer_time_us(kProbe, s, t) + c.transfer_busy_us(kProbe, s, t);
+      fixed = std::max(fixed, at0);
+      per_byte = std::max(per_byte, (at_probe - at0) / static_cast<double>(kProbe));
+    }
+  for (EdgeId e = 0; e < g.num_edges(); ++e)
+    total += fixed + per_byte * static_cast<double>(g.edge_bytes(e));
+  return 2 * std::max(total, 1.0);
+}
+
+// log2(score) - 50 for a score of memory_rule_score above 2^50, from its exponent and
+// mantissa separately, so that no precision goes to the leading 50.
+double log2_above_ceiling(double score) {
+  int exponent = 0;
+  const double mantissa = std::frexp(score, &exponent);  // score = mantissa * 2^exponent
+  return static_cast<double>(exponent - 51) + std::log2(2 * mantissa);
+}
 
 }  // namespace
 
@@ -74,7 +110,9 @@ PlacementEnv::PlacementEnv(const Graph& graph, const Cluster& cluster, EnvConfig
     : graph_(graph), cluster_(cluster), config_(std::move(config)), sim_(graph, cluster) {
   const int n = graph.num_nodes();
   const int d = cluster.num_devices();
-  sim_.set_compute_memory(config_.memory_penalty_s_per_gb > 0);
+  memory_rule_ = cluster.has_memory_limits();
+  if (memory_rule_) fit_bound_us_ = fit_bound(graph, cluster);
+  sim_.set_compute_memory(memory_rule_ || config_.memory_penalty_s_per_gb > 0);
   fixed_start_ = Placement(d, n, 0);
   if (config_.start.kind == StartKind::kFixedRandom) {
     std::mt19937_64 rng(config_.start_seed);
@@ -159,40 +197,73 @@ void canonical_device_names(const Graph& g, const Cluster& cluster, std::vector<
   for (auto& x : *device) x = rename[x];
 }
 
-double PlacementEnv::objective_of(const SimResult& r) const {
+double PlacementEnv::total_relative_overflow(const SimResult& r) const {
+  double sum = 0;
+  for (int d = 0; d < cluster_.num_devices(); ++d) {
+    const double cap = cluster_.devices[d].memory_bytes;
+    if (!(cap > 0)) continue;
+    const double need = static_cast<double>(r.peak_mem_bytes[d] + r.param_bytes[d]);
+    sum += std::max(0.0, need - cap) / cap;
+  }
+  return sum;
+}
+
+double PlacementEnv::objective_of(const SimResult& r, double* score) const {
+  if (memory_rule_) {
+    const MemoryOverflow overflow = memory_overflow(r, cluster_);
+    const double s = memory_rule_score(overflow, r.runtime_us);
+    if (score) *score = s;
+    if (overflow.fits()) return s;  // the runtime (below 2^50 us)
+    return fit_bound_us_ * (1 + log2_above_ceiling(s));
+  }
   double objective = r.runtime_us;
   if (config_.memory_penalty_s_per_gb > 0) {
     double peak_gb = static_cast<double>(r.max_peak_mem_bytes()) / 1e9;
     double over = std::max(0.0, peak_gb - config_.max_mem_gb);
     objective += 1e6 * config_.memory_penalty_s_per_gb * over;  // seconds -> microseconds
   }
+  if (score) *score = objective;
   return objective;
 }
 
 double PlacementEnv::evaluate() {
   const SimResult& r = sim_.simulate(placement_);
   runtime_ = r.runtime_us;
-  objective_ = objective_of(r);
+  objective_ = objective_of(r, &score_);
   return objective_;
 }
 
-void PlacementEnv::what_if_devices(std::vector<double>* out) const {
+void PlacementEnv::what_if_devices(std::vector<double>* out,
+                                   std::vector<WhatIfMemory>* memory) const {
   PLACETO_CHECK(!done());
   const int d = cluster_.num_devices();
   if (!what_if_sim_) {
     what_if_sim_ = std::make_unique<Simulator>(graph_, cluster_);
-    what_if_sim_->set_compute_memory(config_.memory_penalty_s_per_gb > 0);
+    what_if_sim_->set_compute_memory(memory_rule_ || config_.memory_penalty_s_per_gb > 0);
   }
   out->assign(static_cast<size_t>(d), 0.0);
+  if (memory) memory->assign(static_cast<size_t>(d), WhatIfMemory{});
+  const double overflow_now =
+      memory && memory_rule_ ? total_relative_overflow(sim_.last_result()) : 0.0;
   const NodeId v = order_[step_];
   what_if_placement_ = placement_;
   for (int j = 0; j < d; ++j) {
+    const SimResult* r = &sim_.last_result();
     if (step_group_.empty() && placement_.device[v] == j) {
       (*out)[j] = objective_;  // the move changes nothing
-      continue;
+    } else {
+      place_step(&what_if_placement_, step_, j);
+      r = &what_if_sim_->simulate(what_if_placement_);
+      (*out)[j] = objective_of(*r);
     }
-    place_step(&what_if_placement_, step_, j);
-    (*out)[j] = objective_of(what_if_sim_->simulate(what_if_placement_));
+    if (!memory || !memory_rule_) continue;
+    WhatIfMemory& m = (*memory)[j];
+    const double cap = cluster_.devices[j].memory_bytes;
+    if (cap > 0) {
+      const double need = static_cast<double>(r->peak_mem_bytes[j] + r->param_bytes[j]);
+      m.headroom = std::clamp((cap - need) / cap, -1.0, 1.0);
+    }
+    m.overflow_change = std::clamp(total_relative_overflow(*r) - overflow_now, -1.0, 1.0);
   }
 }
 
@@ -214,13 +285,19 @@ void PlacementEnv::reset(std::mt19937_64& rng) {
   best_step_ = 0;
   best_objective_ = objective_;
   best_runtime_ = runtime_;
+  best_score_ = score_;
   best_memory_ok_ = sim_.last_result().memory_ok;
 }
 
 void PlacementEnv::note_if_best() {
   const bool ok = sim_.last_result().memory_ok;
-  if ((ok && !best_memory_ok_) || (ok == best_memory_ok_ && objective_ < best_objective_)) {
+  // With capacities the rule's exact score decides (it puts placements that fit first).
+  const bool better = memory_rule_ ? score_ < best_score_
+                                   : (ok && !best_memory_ok_) ||
+                                         (ok == best_memory_ok_ && objective_ < best_objective_);
+  if (better) {
     best_objective_ = objective_;
+    best_score_ = score_;
     best_runtime_ = runtime_;
     best_memory_ok_ = ok;
     best_step_ = step_;

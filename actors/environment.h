@@ -4,9 +4,30 @@
 // fixed order (topological by default), the agent picks its device, the placement is
 // simulated, and the reward is the runtime improvement made by the step, in units of the
 // episode's starting runtime (so returns are comparable across graphs whose runtimes differ
-// by orders of magnitude).  Optionally a memory penalty is added to the runtime used for the
-// reward: penalty_s_per_gb * max(0, peak_GB - max_mem_gb), with runtimes in seconds as in the
-// reference implementation.  No torch here.  Not thread-safe: one environment per thread.
+// by orders of magnitude).  No torch here.  Not thread-safe: one environment per thread.
+//
+// The objective (what rewards are made of, objective_us()):
+//  - On a cluster with memory capacities (any device's memory_bytes > 0): the memory rule of
+//    sim/placers/memory_rule.h as one bounded number.  A placement that fits scores its
+//    runtime; one that does not scores U * (1 + log2(memory_rule_score(overflow, runtime)) -
+//    50), where U (fit_bound_us()) is an upper bound on the runtime of any placement, computed
+//    once per environment: 2 x (the sum over ops of the op's slowest compute time plus its
+//    gap, plus the sum over edges of the slowest transfer between two different devices, its
+//    arrival and its bus time, plus the start offset).  memory_rule_score is above 2^50
+//    exactly for placements that do not fit, and its log2 - 50 grows about 8 x the largest
+//    relative overflow (up to about 512), so every placement that does not fit scores above
+//    U, every placement that fits below it, and the objective never decreases when the
+//    rule's score increases: it orders placements as the rule does (fits first, then the
+//    smaller overflow, then the shorter step).  Two placements that do not fit and whose
+//    overflows fall in the same grid cells of the rule may tie when their steps are close
+//    (the double's resolution at that size: rule scores within about 1e-13 of each other);
+//    the best placement of an episode is tracked with the rule's exact score, so it follows
+//    the rule exactly.
+//    env.memory_penalty_s_per_gb is not used on such a cluster (the training config refuses
+//    a penalty together with capacities: learner/train_config.h).
+//  - On a cluster without capacities: the runtime, plus the reference's optional memory
+//    penalty penalty_s_per_gb * max(0, peak_GB - max_mem_gb), with runtimes in seconds as in
+//    the reference implementation.
 #pragma once
 
 #include <cstdint>
@@ -69,7 +90,8 @@ struct EnvConfig {
   EpisodeStart start;
   ActionUnit action = ActionUnit::kOp;
   NodeOrder order = NodeOrder::kTopo;
-  double memory_penalty_s_per_gb = 0;  // 0 = off; the reference suggests 2
+  // 0 = off; the reference suggests 2.  Only on clusters without memory capacities.
+  double memory_penalty_s_per_gb = 0;
   double max_mem_gb = 8;
   bool normalize_reward = true;  // divide rewards by the starting runtime
   RewardKind reward = RewardKind::kStep;
@@ -89,6 +111,16 @@ void validate_env_config(const EnvConfig& c, const std::string& source);
 // the topological order, so that placements equal up to a permutation of interchangeable
 // devices get the same names.  Leaves heterogeneous clusters' placements alone.
 void canonical_device_names(const Graph& g, const Cluster& cluster, std::vector<int32_t>* device);
+
+// What moving the current step to a device does to memory (PlacementEnv::what_if_devices).
+struct WhatIfMemory {
+  // That device's headroom after the move, (cap - need) / cap, clamped to [-1, 1]; 1 when the
+  // device has no capacity.
+  double headroom = 1;
+  // The change of the total relative overflow, sum over devices of max(0, need - cap) / cap,
+  // that the move makes, clamped to [-1, 1]; 0 on a cluster without capacities.
+  double overflow_change = 0;
+};
 
 class PlacementEnv {
  public:
@@ -114,16 +146,24 @@ class PlacementEnv {
   // Start time of every op in the latest simulation.
   const std::vector<double>& start_us() const { return sim_.start_us(); }
   double start_runtime_us() const { return start_runtime_; }
-  // The best placement seen in this episode, the start included: placements that fit every
-  // device's memory first, then the lowest objective; the earliest of equals.
+  // The best placement seen in this episode, the start included: by the memory rule on a
+  // cluster with capacities (exactly, with memory_rule_score), else placements that fit
+  // every device's memory first, then the lowest objective; the earliest of equals.
   Placement best_placement() const;
   double best_objective_us() const { return best_objective_; }
+  // What best_placement() was chosen by: the memory rule's exact score (memory_rule_score)
+  // with capacities, else the objective.  Lower is better, across episodes too.
+  double best_score() const { return best_score_; }
   double best_runtime_us() const { return best_runtime_; }
   bool best_memory_ok() const { return best_memory_ok_; }
   int best_step() const { return best_step_; }  // steps taken when it was reached
   double current_runtime_us() const { return runtime_; }
-  // Runtime as used for rewards (seconds-based memory penalty included), microseconds.
+  // The objective used for rewards (see the top of this file), microseconds.
   double objective_us() const { return objective_; }
+  // True when the cluster has memory capacities: the objective follows the memory rule.
+  bool memory_rule() const { return memory_rule_; }
+  // U: an upper bound on the runtime of any placement (0 when !memory_rule()).
+  double fit_bound_us() const { return fit_bound_us_; }
   const Graph& graph() const { return graph_; }
   const Cluster& cluster() const { return cluster_; }
   int num_devices() const { return cluster_.num_devices(); }
@@ -132,12 +172,17 @@ class PlacementEnv {
   // What-if of the current step: out[d] is the objective (microseconds, as objective_us())
   // of the current placement with the current step's op, or group, moved to device d.  Runs
   // on a second simulator, so start_us() and last_sim() stay those of the current placement.
+  // When `memory` is given, (*memory)[d] says what that move does to memory (WhatIfMemory).
   // Const like a cache: it changes only that simulator's scratch.  REQUIRES: !done().
-  void what_if_devices(std::vector<double>* out) const;
+  void what_if_devices(std::vector<double>* out, std::vector<WhatIfMemory>* memory = nullptr) const;
 
  private:
   double evaluate();  // simulates the current placement, returns the objective in us
-  double objective_of(const SimResult& r) const;  // runtime plus the memory penalty, us
+  // The objective of r (see the top of this file), us.  `score`, when given, receives the
+  // memory rule's exact score of r (memory_rule_score) with capacities, else the objective.
+  double objective_of(const SimResult& r, double* score = nullptr) const;
+  // Sum over devices with a capacity of max(0, need - cap) / cap.
+  double total_relative_overflow(const SimResult& r) const;
   void note_if_best();
   // Places the ops of step t: its op alone, or its group.
   void place_step(Placement* p, int t, int32_t device) const;
@@ -158,10 +203,13 @@ class PlacementEnv {
   std::vector<int32_t> visited_;
   int step_ = 0;
   double start_runtime_ = 0, runtime_ = 0, objective_ = 0, start_objective_ = 0;
+  double score_ = 0;             // objective_of's score of the current placement
   Placement start_placement_;    // this episode's start
   std::vector<int32_t> chosen_;  // the device of each step so far
-  double best_objective_ = 0, best_runtime_ = 0;
+  double best_objective_ = 0, best_runtime_ = 0, best_score_ = 0;
   bool best_memory_ok_ = true;
+  bool memory_rule_ = false;  // the cluster has capacities
+  double fit_bound_us_ = 0;   // U
   int best_step_ = 0;
   // what_if_devices' simulator (made on first use) and placement scratch.
   mutable std::unique_ptr<Simulator> what_if_sim_;

@@ -10,16 +10,23 @@ int node_feature_width(const FeatureConfig& c, int num_devices) {
   return (c.with_memory ? 6 : 5) + num_devices;
 }
 
+int lookahead_width_per_device(const FeatureConfig& c) {
+  if (!c.lookahead) return 0;
+  return kLookaheadPerDevice + (c.memory_features ? kMemoryLookaheadPerDevice : 0);
+}
+
 int feature_width(const FeatureConfig& c, int num_devices) {
-  return node_feature_width(c, num_devices) + (c.lookahead ? kLookaheadPerDevice * num_devices : 0);
+  return node_feature_width(c, num_devices) + lookahead_width_per_device(c) * num_devices;
 }
 
 namespace {
 
-void write_lookahead(const PlacementEnv& env, float* out) {
+void write_lookahead(const PlacementEnv& env, const FeatureConfig& c, float* out) {
   const int d = env.num_devices();
+  const int per_device = lookahead_width_per_device(c);
   std::vector<double> what_if;
-  env.what_if_devices(&what_if);
+  std::vector<WhatIfMemory> memory;
+  env.what_if_devices(&what_if, c.memory_features ? &memory : nullptr);
   const double now = env.objective_us();
   const double best = env.best_objective_us();
   double lowest = what_if[0], spread = 0;
@@ -29,13 +36,17 @@ void write_lookahead(const PlacementEnv& env, float* out) {
   }
   const int32_t on = env.placement().device[env.current_node()];
   for (int j = 0; j < d; ++j) {
-    float* f = out + static_cast<size_t>(j) * kLookaheadPerDevice;
+    float* f = out + static_cast<size_t>(j) * per_device;
     const double r = what_if[static_cast<size_t>(j)];
     f[0] = now > 0 ? static_cast<float>(10 * (r - now) / now) : 0.0f;
     f[1] = now > 0 ? static_cast<float>(10 * (r - best) / now) : 0.0f;
     f[2] = spread > 0 ? static_cast<float>((r - now) / spread) : 0.0f;
     f[3] = r == lowest ? 1.0f : 0.0f;
     f[4] = on == j ? 1.0f : 0.0f;
+    if (c.memory_features) {
+      f[5] = static_cast<float>(memory[static_cast<size_t>(j)].headroom);
+      f[6] = static_cast<float>(memory[static_cast<size_t>(j)].overflow_change);
+    }
   }
 }
 
@@ -75,7 +86,7 @@ void build_features(const PlacementEnv& env, const FeatureConfig& c, float* out)
     if (c.lookahead) std::fill(row + k, row + w, 0.0f);
   }
   if (c.lookahead)
-    write_lookahead(env, out + static_cast<size_t>(cur) * w + node_feature_width(c, d));
+    write_lookahead(env, c, out + static_cast<size_t>(cur) * w + node_feature_width(c, d));
 }
 
 }  // namespace placeto

@@ -4,12 +4,17 @@
 // the current node's start time (signed), [output bytes live at the start if with_memory],
 // then a one-hot of the node's current device.  Width 5 + D (6 + D with memory).
 //
-// With lookahead, kLookaheadPerDevice more columns per device follow; they are filled only in
-// the current node's row (zero elsewhere) from PlacementEnv::what_if_devices, i.e. what the
+// With lookahead, lookahead_width_per_device() more columns per device follow; they are filled only
+// in the current node's row (zero elsewhere) from PlacementEnv::what_if_devices, i.e. what the
 // simulator says each choice of this step would give.  Per device d, with R the current
 // objective, B the best of the episode so far and R_d the objective after the move:
 // 10 (R_d - R) / R, 10 (R_d - B) / R, (R_d - R) / max_j |R_j - R| (0 when no move changes
-// anything), 1 if R_d is the lowest of the R_j, 1 if d is the op's device now.  No torch.
+// anything), 1 if R_d is the lowest of the R_j, 1 if d is the op's device now.  With
+// memory_features (policy.memory_features) two more per device (WhatIfMemory of
+// actors/environment.h): device d's headroom after the move, (cap_d - need_d) / cap_d in
+// [-1, 1] (1 without a capacity), and the change of the total relative overflow, sum over
+// devices of max(0, need - cap) / cap, that the move makes, in [-1, 1] (0 without
+// capacities).  No torch.
 #pragma once
 
 #include <vector>
@@ -21,9 +26,15 @@ namespace placeto {
 struct FeatureConfig {
   bool with_memory = false;
   bool lookahead = false;
+  bool memory_features = false;  // REQUIRES lookahead
 };
 
 inline constexpr int kLookaheadPerDevice = 5;
+inline constexpr int kMemoryLookaheadPerDevice = 2;
+
+// What-if columns per device: kLookaheadPerDevice, plus kMemoryLookaheadPerDevice with
+// memory_features; 0 without lookahead.
+int lookahead_width_per_device(const FeatureConfig& c);
 
 // Width of the per-node columns that every row has (the lookahead columns excluded).
 int node_feature_width(const FeatureConfig& c, int num_devices);

@@ -99,8 +99,8 @@ PolicyNetImpl::PolicyNetImpl(const PolicyConfig& config) : config_(config) {
     value_out = register_module("value_out", torch::nn::Linear(h, 1));
   }
   if (config.features.lookahead) {
-    lookahead_hidden =
-        register_module("lookahead_hidden", torch::nn::Linear(kLookaheadPerDevice, h));
+    lookahead_hidden = register_module(
+        "lookahead_hidden", torch::nn::Linear(lookahead_width_per_device(config.features), h));
     lookahead_out = register_module("lookahead_out", torch::nn::Linear(h, 1));
   }
 }
@@ -215,8 +215,8 @@ torch::Tensor PolicyNetImpl::logits_and_value(const torch::Tensor& x, const torc
     const int64_t d = config_.num_devices;
     const int64_t base = node_feature_width(config_.features, config_.num_devices);
     torch::Tensor rows = x.index({torch::arange(t), current});  // [T, F]
-    torch::Tensor what_if = rows.narrow(1, base, kLookaheadPerDevice * d)
-                                .reshape({t, d, kLookaheadPerDevice});  // [T, D, K]
+    const int64_t k = lookahead_width_per_device(config_.features);
+    torch::Tensor what_if = rows.narrow(1, base, k * d).reshape({t, d, k});  // [T, D, K]
     logits = logits + lookahead_out(torch::relu(lookahead_hidden(what_if))).squeeze(2);
   }
   return logits;

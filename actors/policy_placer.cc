@@ -20,15 +20,22 @@ PolicyPlacement place_with_network(PolicyNet& net, const EnvConfig& env_cfg, boo
   std::mt19937_64 rng(seed);
   PolicyPlacement best;
   bool best_ok = false;
+  double best_score = 0;
   bool have = false;
   auto consider = [&](const EpisodeRecord& rec) {
     // Each episode's best placement seen, its start included: a policy never returns a
-    // placement worse than the one it started from.
+    // placement worse than the one it started from.  With capacities the memory rule's score
+    // decides (sim/placers/memory_rule.h), else feasibility, then the runtime.
     const bool ok = rec.best_memory_ok;
-    if (!have || (ok && !best_ok) || (ok == best_ok && rec.best_runtime_us < best.runtime_us)) {
+    const bool better =
+        env.memory_rule()
+            ? rec.best_score < best_score
+            : (ok && !best_ok) || (ok == best_ok && rec.best_runtime_us < best.runtime_us);
+    if (!have || better) {
       best.placement = rec.best_placement;
       best.runtime_us = rec.best_runtime_us;
       best_ok = ok;
+      best_score = rec.best_score;
       have = true;
     }
   };

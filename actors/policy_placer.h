@@ -26,7 +26,8 @@ struct PolicyPlacement {
 
 // Places `g`: the greedy episode, and when samples > 1 also samples - 1 sampled episodes
 // (lockstep batches of 8), keeping the best placement seen in any episode, its start
-// included: memory-feasible first, then the fastest.  `sweep`: the network's message passing
+// included, by the memory rule (sim/placers/memory_rule.h) when the cluster has capacities,
+// else memory-feasible first, then the fastest.  `sweep`: the network's message passing
 // uses topological levels.  REQUIRES: the cluster has the device count the network was built
 // for.
 PolicyPlacement place_with_network(PolicyNet& net, const EnvConfig& env, bool sweep, const Graph& g,

@@ -125,6 +125,7 @@ std::vector<EpisodeRecord> run_episodes(PolicyNet& policy, const GraphTensors& g
     rec.best_placement = envs[e]->best_placement();
     rec.best_runtime_us = envs[e]->best_runtime_us();
     rec.best_objective_us = envs[e]->best_objective_us();
+    rec.best_score = envs[e]->best_score();
     rec.best_memory_ok = envs[e]->best_memory_ok();
     rec.sim_seconds = sim_s / k;  // the episodes shared the time; split it evenly
     rec.policy_seconds = policy_s / k;

@@ -30,6 +30,7 @@ struct EpisodeRecord {
   // policy returns, so that it never ends worse than it started.
   Placement best_placement;
   double best_runtime_us = 0, best_objective_us = 0;
+  double best_score = 0;  // PlacementEnv::best_score
   bool best_memory_ok = true;
   int moves = 0;  // steps that put their op on another device than it was on
   double sim_seconds = 0, policy_seconds = 0;  // time split of the episode

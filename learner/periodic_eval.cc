@@ -23,13 +23,15 @@ PeriodicEvaluator::PeriodicEvaluator(const TrainConfig& config, std::vector<Name
   single_us_.assign(n, 0);
   heft_us_.assign(n, 0);
   best_classical_us_.assign(n, 0);
+  for (size_t i = 0; i < n; ++i)
+    clusters_.push_back(cluster_for_graph(config_, cluster_, test_[i].graph, i));
   PlacerOptions po;
   po.seed = static_cast<int64_t>(config_.seed);
   for (size_t i = 0; i < n; ++i) {
     if (!mine(i)) continue;
     // The evaluation protocol's reference (sim/placers/protocol.h): the same best classical
     // placement as placeto compare and placeto eval report for this graph.
-    const ClassicalReference ref = classical_reference(test_[i].graph, cluster_, po);
+    const ClassicalReference ref = classical_reference(test_[i].graph, clusters_[i], po);
     single_us_[i] = ref.single_run().evaluation.runtime_us;
     for (const PlacerRun& run : ref.runs)
       if (run.method == "heft") heft_us_[i] = run.evaluation.runtime_us;
@@ -49,10 +51,11 @@ EvalSummary PeriodicEvaluator::evaluate(PolicyNet& net, int64_t iteration) {
     if (!mine(i)) continue;
     const Graph& g = test_[i].graph;
     const uint64_t seed = config_.seed + 7919 * static_cast<uint64_t>(i);
-    PolicyPlacement greedy = place_with_net(net, config_, g, cluster_, 1, seed);
+    const Cluster& cluster = clusters_[i];
+    PolicyPlacement greedy = place_with_net(net, config_, g, cluster, 1, seed);
     PolicyPlacement sampled =
-        place_with_net(net, config_, g, cluster_, std::max(1, config_.eval_samples), seed);
-    const bool ok = evaluate_placement(g, cluster_, greedy.placement).feasible;
+        place_with_net(net, config_, g, cluster, std::max(1, config_.eval_samples), seed);
+    const bool ok = evaluate_placement(g, cluster, greedy.placement).feasible;
     double* row = &local[i * kCols];
     row[0] = std::log(greedy.runtime_us / best_classical_us_[i]);
     row[1] = std::log(sampled.runtime_us / best_classical_us_[i]);

@@ -7,7 +7,8 @@
 // sampled episodes) and gathers geometric-mean runtime ratios on every rank.  The score that
 // selects the best checkpoint is the greedy ratio to the best classical placer (lower is better).
 // Infeasible placements (memory over capacity) are counted as failures and rank behind every
-// feasible score.
+// feasible score.  Test graph i runs on cluster_for_graph(config, cluster, graph, i)
+// (learner/train_config.h: capped by env.memory_factors as train graph i is).
 //
 // evaluate() is collective: every rank calls it at the same iterations.  Not thread-safe.
 #pragma once
@@ -54,6 +55,7 @@ class PeriodicEvaluator {
   TrainConfig config_;
   std::vector<NamedGraph> test_;
   Cluster cluster_;
+  std::vector<Cluster> clusters_;  // per test graph: cluster_for_graph (env.memory_factors)
   Communicator& comm_;
   // Per test graph (only this rank's entries are filled): reference runtimes.
   std::vector<double> single_us_, heft_us_, best_classical_us_;

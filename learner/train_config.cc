@@ -7,6 +7,7 @@
 #include "common/error.h"
 #include "common/files.h"
 #include "common/yaml_util.h"
+#include "sim/placers/memory.h"
 #include "sim/placers/registry.h"
 #include "training/config_overrides.h"
 
@@ -46,8 +47,8 @@ const std::vector<std::string> kTopKeys = {"family_dir",
                                            "policy",
                                            "env"};
 const std::vector<std::string> kPolicyKeys = {
-    "hidden",     "message_passing", "rounds",   "parallel_aggregation",
-    "parallel_k", "with_memory",     "lookahead"};
+    "hidden",     "message_passing", "rounds",    "parallel_aggregation",
+    "parallel_k", "with_memory",     "lookahead", "memory_features"};
 const std::vector<std::string> kEnvKeys = {"start",
                                            "order",
                                            "memory_penalty_s_per_gb",
@@ -57,7 +58,8 @@ const std::vector<std::string> kEnvKeys = {"start",
                                            "reward",
                                            "action",
                                            "passes",
-                                           "levels"};
+                                           "levels",
+                                           "memory_factors"};
 
 ConfigKeys config_keys() { return {kTopKeys, {{"policy", kPolicyKeys}, {"env", kEnvKeys}}}; }
 
@@ -128,6 +130,7 @@ TrainConfig parse_train_config(const std::string& yaml_text, const std::string& 
   p.get("parallel_k", &c.policy.parallel_k);
   p.get("with_memory", &c.policy.with_memory);
   p.get("lookahead", &c.policy.lookahead);
+  p.get("memory_features", &c.policy.memory_features);
   YamlField e = f.at("env");
   e.check_keys(kEnvKeys);
   if (e.has("start")) c.env.start = parse_episode_start(e.at("start").as_string(), source);
@@ -144,6 +147,17 @@ TrainConfig parse_train_config(const std::string& yaml_text, const std::string& 
     c.env.levels.clear();
     for (size_t i = 0; i < l.size(); ++i)
       c.env.levels.push_back(static_cast<int>(l.at(i).as_int()));
+  }
+  if (e.has("memory_factors")) {
+    YamlField m = e.at("memory_factors");
+    if (!m.is_sequence()) m.fail("must be a list of factors, e.g. [0, 1.2] (0: uncapped)");
+    for (size_t i = 0; i < m.size(); ++i) {
+      const double x = m.at(i).as_double();  // finite, or InputError
+      if (x < 0)
+        m.at(i).fail("a factor must be 0 (uncapped) or a finite number > 0, got '" +
+                     m.at(i).as_string() + "'");
+      c.memory_factors.push_back(x);
+    }
   }
   if (e.has("start_seed")) c.env.start_seed = static_cast<uint64_t>(e.at("start_seed").as_int());
 
@@ -193,6 +207,16 @@ TrainConfig parse_train_config(const std::string& yaml_text, const std::string& 
     bad("policy.hidden", "must be in [1, 4096], got " + std::to_string(c.policy.hidden));
   if (c.policy.rounds < 0 || c.policy.rounds > 64) bad("policy.rounds", "must be in [0, 64]");
   if (c.policy.parallel_k < 0) bad("policy.parallel_k", "must be >= 0");
+  if (c.policy.memory_features && !c.policy.lookahead)
+    bad("policy.memory_features",
+        "true needs policy.lookahead: true (its columns are what-if columns)");
+  const bool capped =
+      std::any_of(c.memory_factors.begin(), c.memory_factors.end(), [](double x) { return x > 0; });
+  if (capped && c.env.memory_penalty_s_per_gb > 0)
+    bad("env.memory_penalty_s_per_gb",
+        "must be 0 with env.memory_factors: on a cluster with capacities the reward follows the "
+        "memory rule, got " +
+            std::to_string(c.env.memory_penalty_s_per_gb));
   validate_env_config(c.env, source);
   return c;
 }
@@ -243,6 +267,7 @@ std::string train_config_to_yaml(const TrainConfig& c) {
   out << YAML::Key << "parallel_k" << YAML::Value << c.policy.parallel_k;
   out << YAML::Key << "with_memory" << YAML::Value << c.policy.with_memory;
   out << YAML::Key << "lookahead" << YAML::Value << c.policy.lookahead;
+  out << YAML::Key << "memory_features" << YAML::Value << c.policy.memory_features;
   out << YAML::EndMap;
   out << YAML::Key << "env" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "start" << YAML::Value << episode_start_name(c.env.start);
@@ -255,8 +280,15 @@ std::string train_config_to_yaml(const TrainConfig& c) {
   out << YAML::Key << "reward" << YAML::Value << enum_name(c.env.reward, kRewardNames);
   out << YAML::Key << "passes" << YAML::Value << c.env.passes;
   out << YAML::Key << "levels" << YAML::Value << YAML::Flow << c.env.levels;
+  out << YAML::Key << "memory_factors" << YAML::Value << YAML::Flow << c.memory_factors;
   out << YAML::EndMap << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
+}
+
+Cluster cluster_for_graph(const TrainConfig& c, const Cluster& cluster, const Graph& g, size_t i) {
+  if (c.memory_factors.empty()) return cluster;
+  const double factor = c.memory_factors[i % c.memory_factors.size()];
+  return factor > 0 ? with_balanced_capacity(cluster, g, factor) : cluster;
 }
 
 }  // namespace placeto

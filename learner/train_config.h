@@ -11,6 +11,8 @@
 #include "actors/features.h"
 #include "actors/message_passing.h"
 #include "common/comm/comm.h"
+#include "sim/cluster.h"
+#include "sim/graph.h"
 
 namespace placeto {
 
@@ -24,6 +26,9 @@ struct PolicyOptions {
   // What-if columns for the current step and a device-shared head on them (actors/features.h,
   // actors/policy.h): the policy sees what the simulator says each of its choices gives.
   bool lookahead = false;
+  // Two more what-if columns per device (actors/features.h): the device's headroom after the
+  // move and the change of the total relative overflow.  Requires lookahead.
+  bool memory_features = false;
 };
 
 // The baseline subtracted from returns (key `baseline`).  kWindow: b_t = mean return at step
@@ -85,7 +90,16 @@ struct TrainConfig {
   std::string log_level = "info";
   PolicyOptions policy;
   EnvConfig env;
+  // Key env.memory_factors: train graph i (and test graph i in the periodic evaluation) runs
+  // on the cluster with every device's capacity set to memory_factors[i % n] x the graph's
+  // balanced share (with_balanced_capacity of sim/placers/memory.h); a factor of 0 leaves
+  // that graph's cluster as configured.  Empty (the default): every graph on the cluster.
+  std::vector<double> memory_factors;
 };
+
+// The cluster of graph i of a split: `cluster` capped by memory_factors[i % n] when that
+// factor is > 0 (TrainConfig::memory_factors), else `cluster` itself.
+Cluster cluster_for_graph(const TrainConfig& c, const Cluster& cluster, const Graph& g, size_t i);
 
 // Reads `path`, applies `overrides` ("a.b=value"), validates.  Throws InputError.
 TrainConfig load_train_config(const std::string& path, const std::vector<std::string>& overrides);

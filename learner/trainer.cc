@@ -25,6 +25,7 @@ PolicyConfig make_policy_config(const TrainConfig& c) {
   p.parallel_k = c.policy.parallel_k;
   p.features.with_memory = c.policy.with_memory;
   p.features.lookahead = c.policy.lookahead;
+  p.features.memory_features = c.policy.memory_features;
   p.value_head = c.algorithm == Algorithm::kPpo;
   return p;
 }
@@ -72,17 +73,20 @@ Trainer::Trainer(TrainConfig config, std::vector<NamedGraph> train, Cluster clus
     policy_ = PolicyNet(make_policy_config(config_));
   }
   const bool levels = config_.policy.message_passing == MessagePassing::kSweep;
-  for (const auto& ng : train_) {
-    tensors_.push_back(make_graph_tensors(ng.graph, levels));
+  for (size_t i = 0; i < train_.size(); ++i)
+    clusters_.push_back(cluster_for_graph(config_, cluster_, train_[i].graph, i));
+  for (size_t i = 0; i < train_.size(); ++i) {
+    const Graph& g = train_[i].graph;
+    tensors_.push_back(make_graph_tensors(g, levels));
     // A pool of environments per graph, filled up to episodes_per_iteration on first use; its
     // first one is made here, since its order gives the graph's episode length.
     envs_.emplace_back();
-    envs_.back().push_back(std::make_unique<PlacementEnv>(ng.graph, cluster_, config_.env));
+    envs_.back().push_back(std::make_unique<PlacementEnv>(g, clusters_[i], config_.env));
     max_steps_ = std::max(max_steps_, static_cast<int>(envs_.back().front()->order().size()));
   }
   if (config_.imitation_iterations > 0)
-    for (const auto& ng : train_)
-      teacher_.push_back(teacher_placement(config_.imitation_teacher, ng.graph, cluster_,
+    for (size_t i = 0; i < train_.size(); ++i)
+      teacher_.push_back(teacher_placement(config_.imitation_teacher, train_[i].graph, clusters_[i],
                                            config_.seed, config_.env));
   adam_ = Adam(count_parameters(policy_));
   state_.params = get_flat_params(policy_);
@@ -168,7 +172,7 @@ IterationStats Trainer::iterate() {
   const int gi = static_cast<int>(rng() % train_.size());
   auto& pool = envs_[gi];
   while (static_cast<int>(pool.size()) < k)
-    pool.push_back(std::make_unique<PlacementEnv>(train_[gi].graph, cluster_, config_.env));
+    pool.push_back(std::make_unique<PlacementEnv>(train_[gi].graph, clusters_[gi], config_.env));
   std::vector<PlacementEnv*> batch;
   for (int e = 0; e < k; ++e) batch.push_back(pool[e].get());
   const bool imitate = it < config_.imitation_iterations;

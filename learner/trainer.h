@@ -68,6 +68,7 @@ PolicyConfig make_policy_config(const TrainConfig& c);
 
 class Trainer {
  public:
+  // Train graph i runs on cluster_for_graph(config, cluster, graph, i) (train_config.h).
   Trainer(TrainConfig config, std::vector<NamedGraph> train, Cluster cluster, Communicator& comm);
 
   // Runs until `config.iterations` are done or `stop()` returns true at an iteration
@@ -95,6 +96,9 @@ class Trainer {
   TrainConfig config_;
   std::vector<NamedGraph> train_;
   Cluster cluster_;
+  // Per train graph, its cluster (cluster_for_graph: capped by env.memory_factors).  Filled
+  // before any environment is made and never resized: the environments keep references.
+  std::vector<Cluster> clusters_;
   Communicator& comm_;
   PolicyNet policy_{nullptr};
   PolicyNet ref_policy_{nullptr};  // the KL term's warm-start policy, frozen

@@ -79,6 +79,14 @@ RunInputs load_run_inputs(const RunOptions& options) {
     throw InputError(options.config_path + ": devices: " + std::to_string(in.cfg.devices) +
                      " but the cluster " + in.cfg.cluster + " has " +
                      std::to_string(in.cluster.num_devices()));
+  if (in.cfg.env.memory_penalty_s_per_gb > 0 && in.cluster.has_memory_limits())
+    throw InputError(options.config_path +
+                     ": env.memory_penalty_s_per_gb: must be 0 when the "
+                     "cluster " +
+                     in.cfg.cluster +
+                     " has memory capacities (the reward follows "
+                     "the memory rule there), got " +
+                     std::to_string(in.cfg.env.memory_penalty_s_per_gb));
   return in;
 }
 

@@ -4,9 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <random>
 
 #include "common/error.h"
+#include "sim/placers/memory.h"
+#include "sim/placers/memory_rule.h"
 #include "sim/random_graph.h"
 #include "sim/simulator.h"
 
@@ -200,6 +203,161 @@ TEST(Environment, WhatIfIsTheSimulatedObjectiveOfEachChoice) {
       if (env.step_index() > 6) break;
     }
     EXPECT_TRUE(differ) << "no choice changed the runtime: the test shows nothing";
+  }
+}
+
+// One placement seen by an environment: its objective, and what the rule says of it.
+struct Seen {
+  double objective, runtime;
+  MemoryOverflow overflow;
+};
+
+// Random placements on a capped cluster (random starts, then random moves), each with the
+// environment's objective and the overflow and runtime of a separate simulation.
+std::vector<Seen> seen_on_capped_cluster(const Graph& g, const Cluster& c, double* bound) {
+  EnvConfig cfg;
+  cfg.start = parse_episode_start("random", "test");
+  PlacementEnv env(g, c, cfg);
+  EXPECT_TRUE(env.memory_rule());
+  *bound = env.fit_bound_us();
+  Simulator sim(g, c);
+  std::vector<Seen> seen;
+  std::mt19937_64 rng(11), moves(12);
+  for (int episode = 0; episode < 6; ++episode) {
+    env.reset(rng);
+    for (int t = 0; t < 40 && !env.done(); ++t) {
+      const SimResult& r = sim.simulate(env.placement());
+      seen.push_back({env.objective_us(), r.runtime_us, memory_overflow(r, c)});
+      EXPECT_EQ(env.current_runtime_us(), r.runtime_us);
+      env.step(static_cast<int>(moves() % c.num_devices()));
+    }
+  }
+  return seen;
+}
+
+// On a cluster with capacities the objective orders placements as the memory rule: fits
+// first, then the smaller overflow, then the shorter step.  A placement that fits scores its
+// runtime, below U; one that does not scores above U.  Ties are allowed only where the
+// header says they may happen: two placements that do not fit whose rule scores agree to
+// 1e-12 (the same overflow grid cells, close steps).
+TEST(Environment, ObjectiveOnCappedClusterOrdersAsTheMemoryRule) {
+  for (double factor : {1.5, 2.0}) {
+    Graph g = make_random_graph(40, 7);
+    const Cluster c = with_balanced_capacity(default_cluster(3), g, factor);
+    double bound = 0;
+    const std::vector<Seen> seen = seen_on_capped_cluster(g, c, &bound);
+    ASSERT_GT(bound, 0);
+    int fit = 0, pairs = 0, ties = 0;
+    for (const Seen& a : seen) {
+      if (a.overflow.fits()) {
+        ++fit;
+        EXPECT_EQ(a.objective, a.runtime);
+        EXPECT_LT(a.objective, bound);
+      } else {
+        EXPECT_GT(a.objective, bound);
+      }
+      for (const Seen& b : seen) {
+        if (!better_under_memory_rule(a.overflow, a.runtime, b.overflow, b.runtime)) continue;
+        ++pairs;
+        if (a.objective < b.objective) continue;
+        const double sa = memory_rule_score(a.overflow, a.runtime);
+        const double sb = memory_rule_score(b.overflow, b.runtime);
+        const bool may_tie = !a.overflow.fits() && !b.overflow.fits() && sb - sa < 1e-12 * sb;
+        EXPECT_TRUE(may_tie && a.objective == b.objective)
+            << "factor " << factor << ": the rule prefers a (objective " << a.objective
+            << ", max overflow " << a.overflow.max_relative << ", step " << a.runtime
+            << ") to b (objective " << b.objective << ", max overflow " << b.overflow.max_relative
+            << ", step " << b.runtime << ")";
+        ++ties;
+      }
+    }
+    EXPECT_GT(fit, 0) << "factor " << factor << ": no placement fits, the test shows little";
+    EXPECT_LT(fit, static_cast<int>(seen.size())) << "factor " << factor << ": every one fits";
+    EXPECT_GT(pairs, 10000);
+    EXPECT_LT(ties, pairs / 1000 + 1);
+    std::printf("factor %.1f: %d of %zu placements fit, %d ordered pairs, %d ties\n", factor, fit,
+                seen.size(), pairs, ties);
+  }
+}
+
+// The best placement of an episode follows the rule exactly: its score is the lowest of the
+// placements seen, and the placement rebuilt is the one that scored it.
+TEST(Environment, BestPlacementOnCappedClusterFollowsTheRule) {
+  Graph g = make_random_graph(40, 7);
+  const Cluster c = with_balanced_capacity(default_cluster(3), g, 1.5);
+  EnvConfig cfg;
+  cfg.start = parse_episode_start("random", "test");
+  PlacementEnv env(g, c, cfg);
+  Simulator sim(g, c);
+  auto score = [&](const Placement& p) {
+    const SimResult& r = sim.simulate(p);
+    return memory_rule_score(memory_overflow(r, c), r.runtime_us);
+  };
+  std::mt19937_64 rng(3), moves(4);
+  for (int episode = 0; episode < 3; ++episode) {
+    env.reset(rng);
+    double lowest = score(env.placement());
+    while (!env.done()) {
+      env.step(static_cast<int>(moves() % 3));
+      lowest = std::min(lowest, score(env.placement()));
+    }
+    EXPECT_EQ(env.best_score(), lowest);
+    EXPECT_EQ(score(env.best_placement()), lowest);
+    EXPECT_EQ(env.best_memory_ok(), lowest < 1125899906842624.0);  // 2^50: it fits
+  }
+}
+
+// what_if_devices' memory columns: the device's headroom after the move and the change of the
+// total relative overflow, as a simulation of the moved placement gives them; 1 and 0 on a
+// cluster without capacities.
+TEST(Environment, WhatIfMemoryIsTheMovesHeadroomAndOverflowChange) {
+  Graph g = make_random_graph(30, 6);
+  auto relative_overflow = [](const SimResult& r, const Cluster& c) {
+    double sum = 0;
+    for (int d = 0; d < c.num_devices(); ++d) {
+      const double cap = c.devices[d].memory_bytes;
+      const double need = static_cast<double>(r.peak_mem_bytes[d] + r.param_bytes[d]);
+      sum += std::max(0.0, need - cap) / cap;
+    }
+    return sum;
+  };
+  const Cluster capped = with_balanced_capacity(default_cluster(3), g, 1.2);
+  const Cluster open = default_cluster(3);
+  for (const Cluster* c : {&capped, &open}) {
+    EnvConfig cfg;
+    PlacementEnv env(g, *c, cfg);
+    std::mt19937_64 rng(2), moves(3);
+    env.reset(rng);
+    Simulator sim(g, *c);
+    sim.set_compute_memory(true);
+    bool negative = false;
+    for (int t = 0; t < 8; ++t) {
+      std::vector<double> what_if;
+      std::vector<WhatIfMemory> memory;
+      env.what_if_devices(&what_if, &memory);
+      ASSERT_EQ(memory.size(), 3u);
+      const double now = c == &capped ? relative_overflow(sim.simulate(env.placement()), *c) : 0;
+      for (int d = 0; d < 3; ++d) {
+        if (c == &open) {
+          EXPECT_EQ(memory[d].headroom, 1.0);
+          EXPECT_EQ(memory[d].overflow_change, 0.0);
+          continue;
+        }
+        Placement p = env.placement();
+        p.device[env.current_node()] = d;
+        const SimResult& r = sim.simulate(p);
+        const double cap = c->devices[d].memory_bytes;
+        const double need = static_cast<double>(r.peak_mem_bytes[d] + r.param_bytes[d]);
+        EXPECT_DOUBLE_EQ(memory[d].headroom, std::clamp((cap - need) / cap, -1.0, 1.0));
+        EXPECT_NEAR(memory[d].overflow_change,
+                    std::clamp(relative_overflow(r, *c) - now, -1.0, 1.0), 1e-12);
+        negative = negative || memory[d].headroom < 0;
+      }
+      env.step(static_cast<int>(moves() % 3));
+    }
+    if (c == &capped) {
+      EXPECT_TRUE(negative) << "no device over capacity: the test shows little";
+    }
   }
 }
 

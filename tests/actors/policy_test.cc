@@ -9,6 +9,7 @@
 #include "actors/features.h"
 #include "actors/rollout.h"
 #include "common/error.h"
+#include "sim/placers/memory.h"
 #include "sim/random_graph.h"
 
 namespace placeto {
@@ -25,6 +26,25 @@ struct TwoStepsIn {
     env.step(1);
     env.step(2);
   }
+};
+
+// A seeded 3-device network with features `fc` and one step's features x of graph g (whose
+// current node is `current`), to compare its logits on edited copies of x.
+struct OneStep {
+  PolicyNet net{nullptr};
+  GraphTensors gt;
+  torch::Tensor x, cur;
+  OneStep(const Graph& g, const FeatureConfig& fc, std::vector<float>& features, NodeId current) {
+    torch::manual_seed(0);
+    PolicyConfig pc;
+    pc.num_devices = 3;
+    pc.features = fc;
+    net = PolicyNet(pc);
+    gt = make_graph_tensors(g, false);
+    x = torch::from_blob(features.data(), {1, g.num_nodes(), feature_width(fc, 3)}).clone();
+    cur = torch::tensor({static_cast<int64_t>(current)}, torch::kInt64);
+  }
+  torch::Tensor logits(const torch::Tensor& features) { return net->forward(features, cur, gt); }
 };
 
 TEST(Features, ColumnsAreNormalisedAndSigned) {
@@ -88,23 +108,59 @@ TEST(Features, LookaheadColumnsDescribeEachChoiceOfTheStep) {
     EXPECT_EQ(f[4], env.placement().device[env.current_node()] == d ? 1.0f : 0.0f);
   }
 
-  torch::manual_seed(0);
-  PolicyConfig pc;
-  pc.num_devices = 3;
-  pc.features = fc;
-  PolicyNet net(pc);
-  GraphTensors gt = make_graph_tensors(g, false);
-  torch::Tensor xt = torch::from_blob(x.data(), {1, 20, w}).clone();
-  torch::Tensor cur = torch::tensor({static_cast<int64_t>(env.current_node())}, torch::kInt64);
-  torch::Tensor before = net->forward(xt, cur, gt);
-  torch::Tensor other = xt.clone();
+  OneStep step(g, fc, x, env.current_node());
+  torch::Tensor before = step.logits(step.x);
+  torch::Tensor other = step.x.clone();
   other.index_put_({0, (env.current_node() + 1) % 20, base}, 5.0f);  // not the current row
-  EXPECT_TRUE(torch::equal(net->forward(other, cur, gt), before));
-  other = xt.clone();
+  EXPECT_TRUE(torch::equal(step.logits(other), before));
+  other = step.x.clone();
   other.index_put_({0, env.current_node(), base + kLookaheadPerDevice + 3}, 7.0f);
-  torch::Tensor after = net->forward(other, cur, gt);
+  torch::Tensor after = step.logits(other);
   EXPECT_FALSE(torch::allclose(after.select(1, 1), before.select(1, 1)));
   EXPECT_TRUE(torch::allclose(after.select(1, 0), before.select(1, 0)));  // device 0's own
+}
+
+// policy.memory_features: two more what-if columns per device after the five of lookahead
+// (the move's headroom and overflow change, PlacementEnv::what_if_devices), read by the same
+// device-shared head, which is one input wider; without it the widths are those of before.
+TEST(Features, MemoryColumnsFollowTheLookaheadColumnsOfEachDevice) {
+  Graph g = make_random_graph(20, 3);
+  const Cluster c = with_balanced_capacity(default_cluster(3), g, 1.2);
+  PlacementEnv env{g, c, EnvConfig{}};
+  std::mt19937_64 rng(1);
+  env.reset(rng);
+  env.step(1);
+  FeatureConfig plain;
+  plain.lookahead = true;
+  FeatureConfig fc = plain;
+  fc.memory_features = true;
+  EXPECT_EQ(lookahead_width_per_device(plain), kLookaheadPerDevice);
+  EXPECT_EQ(lookahead_width_per_device(fc), kLookaheadPerDevice + kMemoryLookaheadPerDevice);
+  const int base = node_feature_width(fc, 3);
+  const int w = feature_width(fc, 3);
+  ASSERT_EQ(w, feature_width(plain, 3) + 3 * kMemoryLookaheadPerDevice);
+  std::vector<float> x(20 * w), y(20 * feature_width(plain, 3));
+  build_features(env, fc, x.data());
+  build_features(env, plain, y.data());
+  std::vector<double> what_if;
+  std::vector<WhatIfMemory> memory;
+  env.what_if_devices(&what_if, &memory);
+  const int k = lookahead_width_per_device(fc);
+  const float* row = &x[env.current_node() * w + base];
+  const float* plain_row = &y[env.current_node() * feature_width(plain, 3) + base];
+  for (int d = 0; d < 3; ++d) {
+    for (int j = 0; j < kLookaheadPerDevice; ++j)
+      EXPECT_EQ(row[d * k + j], plain_row[d * kLookaheadPerDevice + j]) << d << " " << j;
+    EXPECT_FLOAT_EQ(row[d * k + 5], static_cast<float>(memory[d].headroom));
+    EXPECT_FLOAT_EQ(row[d * k + 6], static_cast<float>(memory[d].overflow_change));
+  }
+  OneStep step(g, fc, x, env.current_node());
+  torch::Tensor before = step.logits(step.x);
+  torch::Tensor other = step.x.clone();
+  other.index_put_({0, env.current_node(), base + 2 * k + 5}, -1.0f);  // device 2's headroom
+  torch::Tensor after = step.logits(other);
+  EXPECT_FALSE(torch::allclose(after.select(1, 2), before.select(1, 2)));
+  EXPECT_TRUE(torch::allclose(after.select(1, 0), before.select(1, 0)));
 }
 
 TEST(Policy, SameWeightsPlaceAnySizeAndRefuseOtherDeviceCounts) {

@@ -14,9 +14,11 @@
 #include "learner/checkpointing.h"
 #include "learner/loss.h"
 #include "learner/param_vector.h"
+#include "learner/periodic_eval.h"
 #include "learner/policy_io.h"
 #include "learner/train_config.h"
 #include "learner/trainer.h"
+#include "sim/placers/memory.h"
 #include "sim/placers/registry.h"
 #include "sim/random_graph.h"
 #include "sim/simulator.h"
@@ -647,6 +649,12 @@ TEST(Config, TypedKeysAreParsedOnceAndRoundTrip) {
       {"algorithm: a2c\n", "algorithm", "reinforce, ppo"},
       {"algorithm: ppo\nppo_clip: 1.5\n", "ppo_clip", "(0, 1)"},
       {"kl_coef: 0.1\n", "kl_coef", "imitation_iterations"},
+      {"env: {memory_factors: 1.2}\n", "env.memory_factors", "list"},
+      {"env: {memory_factors: [0, -1.5]}\n", "env.memory_factors", "'-1.5'"},
+      {"env: {memory_factors: [1.2, .inf]}\n", "env.memory_factors", "finite"},
+      {"policy: {memory_features: true}\n", "policy.memory_features", "policy.lookahead"},
+      {"env: {memory_factors: [0, 1.2], memory_penalty_s_per_gb: 2}\n",
+       "env.memory_penalty_s_per_gb", "memory rule"},
   };
   for (const auto& b : bad) {
     try {
@@ -689,6 +697,60 @@ TEST(Config, TypedKeysAreParsedOnceAndRoundTrip) {
   const TrainConfig back = parse_train_config(train_config_to_yaml(c), "config.yaml", {});
   EXPECT_EQ(train_config_to_yaml(back), train_config_to_yaml(c));
   EXPECT_EQ(back.env.start, c.env.start);
+}
+
+// env.memory_factors and policy.memory_features: off by default (a config without them, such
+// as one stored in an older checkpoint, reads as before), written into config.yaml and read
+// back; graph i runs on the cluster capped by factor i mod n (0: uncapped).
+TEST(Config, MemoryKeysDefaultOffRoundTripAndCapGraphI) {
+  const TrainConfig plain = parse_train_config("policy: {lookahead: true}\n", "run.yaml", {});
+  EXPECT_TRUE(plain.memory_factors.empty());
+  EXPECT_FALSE(plain.policy.memory_features);
+  EXPECT_NE(train_config_to_yaml(plain).find("memory_factors: []"), std::string::npos);
+  const TrainConfig c = parse_train_config(
+      "policy: {lookahead: true, memory_features: true}\nenv: {memory_factors: [0, 1.2]}\n",
+      "run.yaml", {});
+  EXPECT_TRUE(c.policy.memory_features);
+  EXPECT_EQ(c.memory_factors, (std::vector<double>{0, 1.2}));
+  EXPECT_TRUE(make_policy_config(c).features.memory_features);
+  const TrainConfig back = parse_train_config(train_config_to_yaml(c), "config.yaml", {});
+  EXPECT_EQ(train_config_to_yaml(back), train_config_to_yaml(c));
+  EXPECT_EQ(back.memory_factors, c.memory_factors);
+  EXPECT_TRUE(back.policy.memory_features);
+  const Graph g = make_random_graph(30, 4);
+  const Cluster open = default_cluster(3);
+  const Cluster capped = with_balanced_capacity(open, g, 1.2);
+  for (size_t i = 0; i < 4; ++i) {
+    const Cluster ci = cluster_for_graph(c, open, g, i);
+    EXPECT_EQ(ci.has_memory_limits(), i % 2 == 1) << i;
+    EXPECT_EQ(ci.devices[0].memory_bytes, i % 2 == 1 ? capped.devices[0].memory_bytes : 0) << i;
+    EXPECT_FALSE(cluster_for_graph(plain, open, g, i).has_memory_limits());
+  }
+}
+
+// Training on capped clusters with the memory columns runs, and the periodic evaluation
+// places test graph i on its capped cluster: at half the balanced share nothing fits, so
+// every greedy placement there is a failure, and none is on the uncapped graphs.
+TEST(Trainer, CappedClustersInTrainingAndEvaluation) {
+  TrainConfig cfg;
+  cfg.devices = 3;
+  cfg.iterations = 3;
+  cfg.episodes_per_iteration = 2;
+  cfg.baseline = BaselineKind::kLeaveOneOut;
+  cfg.policy.lookahead = true;
+  cfg.policy.memory_features = true;
+  cfg.env.reward = RewardKind::kIncumbent;
+  cfg.memory_factors = {0, 0.5};
+  std::vector<NamedGraph> graphs;
+  for (int i = 0; i < 4; ++i)
+    graphs.push_back({"g" + std::to_string(i), "", make_random_graph(24, 20 + i)});
+  std::unique_ptr<Communicator> comm = make_single_rank_communicator();
+  Trainer trainer(cfg, graphs, default_cluster(3), *comm);
+  const std::vector<float> before = trainer.state().params;
+  trainer.run(nullptr, nullptr);
+  EXPECT_NE(trainer.state().params, before);
+  PeriodicEvaluator eval(cfg, graphs, default_cluster(3), *comm);
+  EXPECT_EQ(eval.evaluate(trainer.policy(), 3).greedy_failures, 2);
 }
 
 }  // namespace
