@@ -2,14 +2,14 @@
 # Memory-bound models (issue #33 item 5; experiments/RESULTS.md "Memory-bound models"): every
 # zoo model (experiments/zoo/) on D k80 devices whose capacity is f x the balanced share,
 # memory_bytes = f x (the model's single-device bytes) / D, placed by every fast classical
-# placer and by the searches anneal, descent, auto (no checkpoint) and policy-search (the
+# placer and by the searches anneal, chain-anneal, descent, auto (no checkpoint) and policy-search (the
 # move scorer models/ptb.h5), each search given T ms of placement time, with several seeds.
 #
 # Usage: experiments/memory_zoo.sh
 #   The grid is set by the environment (defaults: the whole grid of the issue):
 #     MODELS="gpt12 gpt48 resnet152 inception_v3 googlenet vit_b_16"  DEVICES="2 4 8"
 #     FACTORS="1.05 1.2 1.5"  TIMES="1000 3000"  SEEDS="1 2 3"
-#     SEARCHES="anneal descent auto"  POLICY_SEARCH=1 (0: leave policy-search out)
+#     SEARCHES="anneal chain-anneal descent auto"  POLICY_SEARCH=1 (0: leave policy-search out)
 #   PLACETO_BIN=build-notorch/bin selects the executables (default build/bin).
 #   SCORER=models/cifar10.h5 picks policy-search's move scorer (default models/ptb.h5);
 #   AUTO_SCORER=1 gives it to `auto` as well (compare --checkpoint); OUT=runs/X writes there
@@ -34,7 +34,7 @@ read -r -a devices <<< "${DEVICES:-2 4 8}"
 read -r -a factors <<< "${FACTORS:-1.05 1.2 1.5}"
 read -r -a times <<< "${TIMES:-1000 3000}"
 read -r -a seeds <<< "${SEEDS:-1 2 3}"
-searches=${SEARCHES:-anneal descent auto}
+searches=${SEARCHES:-anneal chain-anneal descent auto}
 fast=single,random,round-robin,expert,metis,heft,m-etf,m-sct,m-topo,partition,best
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 

@@ -25,7 +25,7 @@ from collections import defaultdict
 
 FAST = ["single", "random", "round-robin", "expert", "metis", "heft", "m-etf", "m-sct",
         "m-topo", "partition", "best"]
-SEARCHES = ["anneal", "descent", "auto", "policy-search"]
+SEARCHES = ["anneal", "chain-anneal", "descent", "auto", "policy-search"]
 FIELDS = ["model", "devices", "factor", "capacity_bytes", "time_ms", "seed", "method",
           "feasible", "max_rel_overflow", "runtime_us", "peak_mem_bytes_max", "lower_bound_us",
           "place_ms", "note"]

@@ -55,11 +55,12 @@ class LearnedPlacer : public Placer {
 };
 
 // "auto": the best fast placement; then, with a scorer, the learned search in slices of an
-// eighth of the time (or budget) for as long as a slice improves on the best so far, or
-// without one, steepest descent to its local optimum; then anneal from the best so far for
-// whatever is left.  Each phase returns a placement no worse than its start, so auto never
-// ends above the best fast placer, and a learned search that stalls (as on graphs unlike its
-// training set) hands its time to annealing instead of wasting it.
+// eighth of the time (or budget) for as long as a slice improves on the best so far; then
+// chain-anneal (anneal that also moves segments of forward chains, which finds room where
+// memory binds) from the best so far with whatever is left, and steepest descent if time
+// remains.  Each phase returns a placement no worse than its start, so auto never ends above
+// the best fast placer, and a learned search that stalls (as on graphs unlike its training
+// set) hands its time to annealing instead of wasting it.
 class AutoPlacer : public Placer {
  public:
   explicit AutoPlacer(std::optional<LoadedScorer> s) : loaded_(std::move(s)) {}
@@ -115,8 +116,8 @@ class AutoPlacer : public Placer {
         phases = "learned search " + std::to_string(k + 1) + "/" + std::to_string(kSlices);
       }
     }
-    // Anneal from the best so far with most of what is left, then steepest descent from
-    // anneal's best with the rest: descent ends in a local optimum of single-op moves, which
+    // chain-anneal from the best so far with most of what is left, then steepest descent from
+    // its best with the rest: descent ends in a local optimum of single-op moves, which
     // a short anneal may stop short of.
     auto run_phase = [&](const char* method, double share) {
       PlacerOptions a = sub_options(o);
@@ -132,7 +133,7 @@ class AutoPlacer : public Placer {
       sims += st.simulations;
       phases += phases.empty() ? method : std::string(", then ") + method;
     };
-    if (has_left(kMinAnnealMs, kMinAnnealSims)) run_phase("anneal", 1.0);
+    if (has_left(kMinAnnealMs, kMinAnnealSims)) run_phase("chain-anneal", 1.0);
     // anneal sizes its budget from the time left, so it can end early: descent then.
     if (has_left(kMinAnnealMs, kMinAnnealSims)) run_phase("descent", 1.0);
     if (o.stats) {
@@ -207,9 +208,9 @@ void register_learned_search_placers() {
   PlacerInfo au;
   au.name = "auto";
   au.summary =
-      "the fast placers; then policy-search (with --checkpoint) while it improves, or descent; "
-      "then anneal for the rest of --time-ms (default 100) or --budget: never worse than "
-      "'best'";
+      "the fast placers; then policy-search (with --checkpoint) while it improves; "
+      "then chain-anneal for the rest of --time-ms (default 100) or --budget, then descent: "
+      "never worse than 'best'";
   au.kind = PlacerKind::kSearch;
   au.stochastic = true;
   au.takes_budget = true;

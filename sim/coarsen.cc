@@ -315,6 +315,52 @@ std::vector<int32_t> training_op_groups(const Graph& g) {
   return group;
 }
 
+ForwardChains forward_chains(const Graph& g) {
+  const int n = g.num_nodes();
+  const std::vector<int32_t> group = training_op_groups(g);
+  int num_groups = 0;
+  for (int32_t x : group) num_groups = std::max(num_groups, x + 1);
+  std::vector<std::vector<NodeId>> members(num_groups);
+  for (NodeId v = 0; v < n; ++v) members[group[v]].push_back(v);
+  std::vector<NodeId> head(num_groups, -1);  // the forward op: first in topological order
+  for (NodeId v : g.topo_order())
+    if (head[group[v]] < 0) head[group[v]] = v;
+  // Forward edges: between the heads of two groups (distinct parents and children).
+  std::vector<std::vector<int32_t>> children(num_groups), parents(num_groups);
+  auto add_once = [](std::vector<int32_t>& list, int32_t x) {
+    if (std::find(list.begin(), list.end(), x) == list.end()) list.push_back(x);
+  };
+  for (EdgeId e = 0; e < g.num_edges(); ++e) {
+    const NodeId a = g.edge_src(e), b = g.edge_dst(e);
+    if (group[a] == group[b] || head[group[a]] != a || head[group[b]] != b) continue;
+    add_once(children[group[a]], group[b]);
+    add_once(parents[group[b]], group[a]);
+  }
+  auto continues = [&](int32_t x) {
+    return parents[x].size() == 1 && children[parents[x][0]].size() == 1;
+  };
+  ForwardChains f;
+  f.chain.assign(n, -1);
+  f.position.assign(n, 0);
+  // Heads come in topological order, so a chain's start is met before the rest of it.
+  for (NodeId v : g.topo_order()) {
+    const int32_t x = group[v];
+    if (head[x] != v || continues(x)) continue;
+    const int32_t c = static_cast<int32_t>(f.chains.size());
+    f.chains.emplace_back();
+    for (int32_t y = x;;) {
+      for (NodeId u : members[y]) {
+        f.chain[u] = c;
+        f.position[u] = static_cast<int32_t>(f.chains[c].size());
+      }
+      f.chains[c].push_back(members[y]);
+      if (children[y].size() != 1 || !continues(children[y][0])) break;
+      y = children[y][0];
+    }
+  }
+  return f;
+}
+
 int64_t cut_bytes(const Graph& g, const std::vector<int32_t>& group) {
   std::set<std::tuple<NodeId, int, int32_t>> seen;
   int64_t total = 0;

@@ -1,7 +1,7 @@
 // Simulated annealing over single-op moves, scored by the simulator: the slow "best-known"
 // reference that learned policies are compared with.  Not one of the fast placers.  The
 // Metropolis loop itself (schedule, acceptance, undo, best so far) is the engine of
-// metropolis.h; this file holds the proposals of anneal and slack-anneal.
+// metropolis.h; this file holds the proposals of anneal, slack-anneal and chain-anneal.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "sim/coarsen.h"
 #include "sim/placers/memory.h"
 #include "sim/placers/methods.h"
 #include "sim/placers/metropolis.h"
@@ -69,6 +70,13 @@ void criticality_weights(const Simulator& sim, const std::vector<double>& tail,
   }
 }
 
+// chain-anneal: the share of moves that move a segment of a forward chain (coarsen.h
+// forward_chains) instead of one op.  Picked on Inception-V3 and GoogLeNet under memory
+// pressure with tuning seeds 11-13 (experiments/RESULTS.md §12): at 1 s, 0.3, 0.6 and 0.8
+// gave 0.943, 0.934 and 0.931 of anneal's step, at 3 s 0.6 and 0.8 gave 0.961 and 0.970;
+// 0.6 also leaves more single-op moves for graphs without long chains.
+constexpr double kChainShare = 0.6;
+
 NodeId draw_weighted(const std::vector<double>& cumulative, PlacerRng& rng) {
   const double u = rng.uniform01() * cumulative.back();
   const auto it = std::upper_bound(cumulative.begin(), cumulative.end(), u);
@@ -76,12 +84,16 @@ NodeId draw_weighted(const std::vector<double>& cumulative, PlacerRng& rng) {
       std::min<ptrdiff_t>(it - cumulative.begin(), static_cast<ptrdiff_t>(cumulative.size()) - 1));
 }
 
-// Single-op and group moves for the engine (metropolis.h): anneal's proposals, with the op
-// drawn uniformly or (slack-anneal) by criticality.
+// What differs between anneal, slack-anneal and chain-anneal: how a move is drawn.
+enum class Moves { kUniform, kSlackWeighted, kChains };
+
+// Single-op, group and chain-segment moves for the engine (metropolis.h): anneal's proposals,
+// with the op drawn uniformly or (slack-anneal) by criticality.
 class AnnealProposer : public Proposer {
  public:
-  AnnealProposer(const Graph& g, const PlacerOptions& o, bool slack_weighted)
-      : g_(g), o_(o), slack_weighted_(slack_weighted) {
+  AnnealProposer(const Graph& g, const PlacerOptions& o, Moves moves)
+      : g_(g), o_(o), slack_weighted_(moves == Moves::kSlackWeighted) {
+    if (moves == Moves::kChains) chains_ = forward_chains(g);
     const int n = g.num_nodes();
     if (!o.move_groups.empty()) {
       if (static_cast<int>(o.move_groups.size()) != n)
@@ -112,35 +124,58 @@ class AnnealProposer : public Proposer {
     const NodeId v =
         slack_weighted_ ? draw_weighted(cumulative_, rng) : static_cast<NodeId>(rng.below(n));
     const int old = current.device[v];
-    int target = -1;
-    if (!members_.empty() && (o_.move_groups_only || rng.uniform01() < 0.5)) {
+    if (!chains_.chains.empty() && rng.uniform01() < kChainShare) {
+      // A chain-segment move: 1 to len groups of v's chain, drawn uniformly, ending or (half
+      // of the time) starting at v's group, with all their ops, to one device.
+      const auto& chain = chains_.chains[chains_.chain[v]];
+      const int len = static_cast<int>(chain.size());
+      const int at = chains_.position[v];
+      const int l = 1 + static_cast<int>(rng.below(len));
+      int lo = at, hi = at + l;
+      if (rng.uniform01() < 0.5) {
+        lo = at - l + 1;
+        hi = at + 1;
+      }
+      const int target = neighbour_or_other(s, v, old);
+      for (int i = std::max(lo, 0); i < std::min(hi, len); ++i)
+        for (NodeId u : chain[i]) s.move(u, target);
+    } else if (!members_.empty() && (o_.move_groups_only || rng.uniform01() < 0.5)) {
       // A group move: v's whole group to one uniformly drawn other device.
-      target = static_cast<int>(rng.below(num_dev - 1));
+      int target = static_cast<int>(rng.below(num_dev - 1));
       if (target >= old) ++target;
       for (NodeId u : members_[group_index_[v]]) s.move(u, target);
     } else {
-      const int degree = g_.in_degree(v) + g_.out_degree(v);
-      if (degree > 0 && rng.uniform01() < 0.5) {
-        const int k = static_cast<int>(rng.below(degree));
-        const NodeId u =
-            k < g_.in_degree(v)
-                ? g_.edge_src(g_.parent_edges()[g_.parent_begin(v) + k])
-                : g_.edge_dst(g_.child_edges()[g_.child_begin(v) + k - g_.in_degree(v)]);
-        target = current.device[u];
-      }
-      if (target < 0 || target == old) {
-        target = static_cast<int>(rng.below(num_dev - 1));
-        if (target >= old) ++target;
-      }
-      s.move(v, target);
+      s.move(v, neighbour_or_other(s, v, old));
     }
     return Proposal::unscored();  // the engine simulates it
   }
 
  private:
+  // Half of the time the device of one of v's neighbours (drawn uniformly among its edges),
+  // which is how transfers disappear; otherwise, or when that is v's own device `old`, a
+  // uniformly drawn other device.
+  int neighbour_or_other(MetropolisSearch& s, NodeId v, int old) const {
+    PlacerRng& rng = s.rng();
+    int target = -1;
+    const int degree = g_.in_degree(v) + g_.out_degree(v);
+    if (degree > 0 && rng.uniform01() < 0.5) {
+      const int k = static_cast<int>(rng.below(degree));
+      const NodeId u = k < g_.in_degree(v)
+                           ? g_.edge_src(g_.parent_edges()[g_.parent_begin(v) + k])
+                           : g_.edge_dst(g_.child_edges()[g_.child_begin(v) + k - g_.in_degree(v)]);
+      target = s.current().device[u];
+    }
+    if (target < 0 || target == old) {
+      target = static_cast<int>(rng.below(s.cluster().num_devices() - 1));
+      if (target >= old) ++target;
+    }
+    return target;
+  }
+
   const Graph& g_;
   const PlacerOptions& o_;
   bool slack_weighted_;
+  ForwardChains chains_;  // chain-anneal only
   // Group moves (options.move_groups): the members of each group, and each op's group.
   std::vector<std::vector<NodeId>> members_;
   std::vector<int> group_index_;
@@ -150,8 +185,18 @@ class AnnealProposer : public Proposer {
 
 class AnnealPlacer : public Placer {
  public:
-  explicit AnnealPlacer(bool slack_weighted) : slack_weighted_(slack_weighted) {}
-  std::string name() const override { return slack_weighted_ ? "slack-anneal" : "anneal"; }
+  explicit AnnealPlacer(Moves moves) : moves_(moves) {}
+  std::string name() const override {
+    switch (moves_) {
+      case Moves::kSlackWeighted:
+        return "slack-anneal";
+      case Moves::kChains:
+        return "chain-anneal";
+      case Moves::kUniform:
+        break;
+    }
+    return "anneal";
+  }
 
   // Start: options.initial, or else the best (feasible first, then fastest) of the fast
   // placers run with the same seed.  Each step moves one op to another device -- half the
@@ -168,16 +213,25 @@ class AnnealPlacer : public Placer {
   // the search runs over placements of the coarse graph scored on the ops themselves.
   //
   // With options.time_ms the budget is sized at the start of the call: the time already
-  // spent (the start placement) is subtracted, 32 simulations of single-op moves are timed,
-  // and the budget is what fits in the rest.  The schedule then runs to the end on it.
+  // spent (the start placement) is subtracted, simulations of single-op moves are timed
+  // (budget_for_time), and the budget is what fits in the rest.  The schedule then runs to the end
+  // on it.
   //
   // slack-anneal (slack_weighted_) differs in one thing: the op to move is drawn by its
   // criticality in the current placement's schedule (see criticality_weights) instead of
   // uniformly -- the non-learned control that a learned proposal distribution must beat.
+  //
+  // chain-anneal (Moves::kChains) differs in one thing: 60% of the steps (kChainShare) move
+  // a contiguous segment of the drawn op's forward chain (forward_chains: a layer stack, a
+  // branch), every op of it with its gradient and update ops, to one device (a neighbour's
+  // half of the time).  Where memory binds, a single-op move rarely fits, while moving a
+  // segment shifts a split point between two devices in one step.
   Placement place(const Graph& g, const Cluster& c, const PlacerOptions& o) const override {
     const auto t_call = std::chrono::steady_clock::now();
     MetropolisSearch search(g, c, static_cast<uint64_t>(o.seed));
-    Placement start = search_start(g, c, o, slack_weighted_ ? "slack-anneal" : "anneal");
+    const bool slack_weighted = moves_ == Moves::kSlackWeighted;
+    const std::string method = name();
+    Placement start = search_start(g, c, o, method.c_str());
     MetropolisOptions mo;
     const double start_score = mo.score(search.simulator().simulate(start), c);
     if (o.stats) *o.stats = PlacerStats{};
@@ -186,14 +240,14 @@ class AnnealPlacer : public Placer {
     int64_t budget = o.budget > 0 ? o.budget : kDefaultBudget;
     if (o.time_ms > 0) {
       budget = budget_for_time(search.simulator(), start, o.time_ms, t_call);
-      if (slack_weighted_) budget = std::max<int64_t>(1, budget * kRefresh / (kRefresh + 1));
+      if (slack_weighted) budget = std::max<int64_t>(1, budget * kRefresh / (kRefresh + 1));
     }
     mo.schedule = TemperatureSchedule::kGeometricPerStep;
     mo.budget = budget;
     mo.t_start = 0.02 * start_score;
     mo.t_end = 2e-5 * start_score;
     mo.time_limit_s = o.time_limit_s;
-    AnnealProposer proposer(g, o, slack_weighted_);
+    AnnealProposer proposer(g, o, moves_);
     Placement best = search.run(start, proposer, mo);
     if (o.stats) {
       o.stats->budget = budget;
@@ -203,12 +257,19 @@ class AnnealPlacer : public Placer {
   }
 
  private:
-  bool slack_weighted_;
+  Moves moves_;
 };
 
 }  // namespace
 
-std::unique_ptr<Placer> make_anneal_placer() { return std::make_unique<AnnealPlacer>(false); }
-std::unique_ptr<Placer> make_slack_anneal_placer() { return std::make_unique<AnnealPlacer>(true); }
+std::unique_ptr<Placer> make_anneal_placer() {
+  return std::make_unique<AnnealPlacer>(Moves::kUniform);
+}
+std::unique_ptr<Placer> make_slack_anneal_placer() {
+  return std::make_unique<AnnealPlacer>(Moves::kSlackWeighted);
+}
+std::unique_ptr<Placer> make_chain_anneal_placer() {
+  return std::make_unique<AnnealPlacer>(Moves::kChains);
+}
 
 }  // namespace placeto

@@ -25,6 +25,7 @@ std::unique_ptr<Placer> make_partition_placer();
 // anneal_placer.cc
 std::unique_ptr<Placer> make_anneal_placer();
 std::unique_ptr<Placer> make_slack_anneal_placer();
+std::unique_ptr<Placer> make_chain_anneal_placer();
 // descent_placer.cc
 std::unique_ptr<Placer> make_descent_placer();
 

@@ -74,6 +74,12 @@ std::vector<PlacerInfo> built_in() {
       K::kSearch, true, classical<make_slack_anneal_placer>);
   t.back().takes_budget = true;
   t.back().takes_start = true;
+  add("chain-anneal",
+      "anneal that also moves segments of forward chains (layer stacks, branches) with their "
+      "training ops, for memory-bound models (--budget, --time-ms)",
+      K::kSearch, true, classical<make_chain_anneal_placer>);
+  t.back().takes_budget = true;
+  t.back().takes_start = true;
   add("descent",
       "steepest descent over single-op moves from 'best' to a local optimum (--budget, "
       "--time-ms)",

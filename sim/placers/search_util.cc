@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "common/error.h"
 #include "sim/placers/memory_rule.h"
@@ -29,22 +30,38 @@ Placement search_start(const Graph& g, const Cluster& c, const PlacerOptions& o,
 
 int64_t budget_for_time(Simulator& sim, Placement& p, double time_ms,
                         std::chrono::steady_clock::time_point t_call) {
-  constexpr int kProbes = 32;
+  // Rounds of kProbes single-op moves, spread over the graph, until kMinRounds rounds and
+  // 2% of time_ms (at most 50 ms) are spent; the cost of a simulation is the median round's.
+  // One round of 32 moves lasted well under a millisecond on the zoo's graphs, so one
+  // interruption could make it look several times slower and leave most of T unused.
+  constexpr int kProbes = 16;
+  constexpr int kMinRounds = 3;
+  constexpr int kMaxRounds = 256;
+  using Ms = std::chrono::duration<double, std::milli>;
   const int n = static_cast<int>(p.device.size());
+  if (n == 0) return 1;
+  const double probe_ms = std::min(50.0, 0.02 * time_ms);
   const auto t0 = std::chrono::steady_clock::now();
-  for (int k = 0; k < kProbes && n > 0; ++k) {
-    const int v =
-        static_cast<int>((static_cast<int64_t>(k) * n) / kProbes);  // spread over the graph
-    const int32_t old = p.device[v];
-    p.device[v] = (old + 1) % p.num_devices;
-    sim.simulate(p);
-    p.device[v] = old;
+  std::vector<double> per_sim_ms;
+  for (int round = 0; round < kMaxRounds; ++round) {
+    const auto r0 = std::chrono::steady_clock::now();
+    for (int k = 0; k < kProbes; ++k) {
+      const int v = static_cast<int>((static_cast<int64_t>(k) * n / kProbes + round) % n);
+      const int32_t old = p.device[v];
+      p.device[v] = (old + 1) % p.num_devices;
+      sim.simulate(p);
+      p.device[v] = old;
+    }
+    const auto r1 = std::chrono::steady_clock::now();
+    per_sim_ms.push_back(Ms(r1 - r0).count() / kProbes);
+    if (round + 1 >= kMinRounds && Ms(r1 - t0).count() >= probe_ms) break;
   }
-  const auto t1 = std::chrono::steady_clock::now();
-  const double per_sim_ms = std::chrono::duration<double, std::milli>(t1 - t0).count() / kProbes;
-  const double left_ms = time_ms - std::chrono::duration<double, std::milli>(t1 - t_call).count();
-  if (!(left_ms > 0) || !(per_sim_ms > 0)) return 1;
-  return std::max<int64_t>(1, static_cast<int64_t>(left_ms / per_sim_ms));
+  std::nth_element(per_sim_ms.begin(), per_sim_ms.begin() + per_sim_ms.size() / 2,
+                   per_sim_ms.end());
+  const double per_sim = per_sim_ms[per_sim_ms.size() / 2];
+  const double left_ms = time_ms - Ms(std::chrono::steady_clock::now() - t_call).count();
+  if (!(left_ms > 0) || !(per_sim > 0)) return 1;
+  return std::max<int64_t>(1, static_cast<int64_t>(left_ms / per_sim));
 }
 
 }  // namespace placeto

@@ -24,7 +24,8 @@ Placement search_start(const Graph& g, const Cluster& c, const PlacerOptions& o,
                        const char* method);
 
 // The number of simulations that fit in what is left of `time_ms` since `t_call`, timed on
-// 32 single-op moves spread over `p` (restored afterwards).  At least 1.
+// single-op moves spread over `p` (restored afterwards): the median of rounds of 16 moves,
+// for 2% of time_ms (at most 50 ms; at least 3 rounds).  At least 1.
 int64_t budget_for_time(Simulator& sim, Placement& p, double time_ms,
                         std::chrono::steady_clock::time_point t_call);
 

@@ -240,4 +240,19 @@ has "memory_zoo: overflow from the message" "$tmp/mz/results.csv" \
 has "memory_zoo: policy-search overflow" "$tmp/mz/results.csv" "m,2,1.2,1000,1000,2,policy-search,0,0.2,"
 expect_fail "memory_zoo: no runs" "no runs under" "$py" "$exp/summarize_memory_zoo.py" "$tmp/empty_nothing"
 
+# --- summarize_chain_anneal_check.py: one ptb graph uncapped, seeds 1 and 2.  Seed 1:
+# chain-anneal / anneal 90/100, auto / anneal 80/100.  Seed 2: anneal does not fit, so both of
+# its ratios are left out and the placement that does not fit is counted.
+ca=$tmp/ca/runs/ptb/ptb_0
+mkdir -p "$ca"
+hdr='graph,method,devices,runtime_us,peak_mem_bytes_max,feasible,place_ms'
+printf '%s\nptb_0,anneal,3,100,1,true,100\nptb_0,chain-anneal,3,90,1,true,100\nptb_0,auto,3,80,1,true,100\n' \
+  "$hdr" > "$ca/d3_s1.csv"
+printf '%s\nptb_0,anneal,3,100,1,false,100\nptb_0,chain-anneal,3,110,1,true,100\nptb_0,auto,3,70,1,true,100\n' \
+  "$hdr" > "$ca/d3_s2.csv"
+run chain_anneal_check "$py" "$exp/summarize_chain_anneal_check.py" "$tmp/ca"
+has "chain_anneal_check: row" "$tmp/out" "| ptb | D = 3, no cap | 1, 1 | 0.900 | 0.900 | 0.800 | 0.800 | 1, 0, 0 |"
+expect_fail "chain_anneal_check: no runs" "no runs under" \
+  "$py" "$exp/summarize_chain_anneal_check.py" "$tmp/empty_nothing"
+
 finish

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
+#include <vector>
 
 #include "common/error.h"
 #include "improve/search_placers.h"
@@ -128,11 +130,46 @@ TEST(CappedClusters, SearchesStartFromTheBestFeasiblePlacement) {
   const Cluster c = capped(4, 1.2 * balanced_share(g, 4));
   const Placement start = search_start(g, c, PlacerOptions{}, "test");
   EXPECT_TRUE(evaluate_placement(g, c, start).feasible);
-  for (const char* m : {"anneal", "slack-anneal", "descent"}) {
+  for (const char* m : {"anneal", "slack-anneal", "chain-anneal", "descent"}) {
     PlacerOptions o;
     o.budget = 100;
     EXPECT_TRUE(run_placer(*make_placer(m, o), g, c, o).evaluation.feasible) << m;
   }
+}
+
+// Where memory binds on a graph with parallel branches, moving segments of forward chains
+// finds what single-op moves do not: at equal simulation budgets chain-anneal's step is
+// shorter than anneal's (medians over 3 seeds, cifar10 cells of the default size at 4
+// devices, 1.2 x the balanced share).  The measured ratios are printed.
+TEST(CappedClusters, ChainAnnealBeatsAnnealWhereMemoryBinds) {
+  FamilySpec spec;
+  spec.family = "cifar10";
+  double log_sum = 0;
+  int n = 0;
+  for (int index : {0, 1}) {
+    const Graph g = generate_graph(resolve_family_spec(spec), index, 17);
+    const Cluster c = capped(4, 1.2 * balanced_share(g, 4));
+    auto median3 = [&](const char* method) {
+      std::vector<double> steps;
+      for (int64_t seed : {1, 2, 3}) {
+        PlacerOptions o;
+        o.seed = seed;
+        o.budget = 3000;
+        const PlacerRun run = run_placer(*make_placer(method, o), g, c, o);
+        EXPECT_TRUE(run.evaluation.feasible) << method << " seed " << seed;
+        steps.push_back(run.evaluation.runtime_us);
+      }
+      std::sort(steps.begin(), steps.end());
+      return steps[1];
+    };
+    const double ratio = median3("chain-anneal") / median3("anneal");
+    std::printf("%s (%d ops): chain-anneal / anneal = %.4f\n", g.name().c_str(), g.num_nodes(),
+                ratio);
+    EXPECT_LT(ratio, 1.0) << g.name();
+    log_sum += std::log(ratio);
+    ++n;
+  }
+  EXPECT_LT(std::exp(log_sum / n), 0.98);
 }
 
 TEST(CappedClusters, PartitionKeepsTrainingOpsWithTheirForwardOp) {

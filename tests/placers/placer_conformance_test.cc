@@ -190,7 +190,7 @@ INSTANTIATE_TEST_SUITE_P(LearnedSearch, PlacerConformance,
 
 TEST(PlacerRegistry, FastPlacersAreAllButTheSearches) {
   const auto& fast = fast_placer_names();
-  const std::vector<std::string> searches = {"anneal", "slack-anneal", "descent"};
+  const std::vector<std::string> searches = {"anneal", "slack-anneal", "chain-anneal", "descent"};
   // The learned searches (policy-search, auto) take a checkpoint: not classical.
   std::vector<std::string> classical_searches;
   for (const std::string& s : placer_names_of(PlacerKind::kSearch)) {

@@ -38,7 +38,7 @@ TEST(PlacerOptimum, TwoHeavyChainsAreSplit) {
   // (expert is not expected to: the topological order interleaves the chains, and a pipeline
   // split of an interleaved order puts both chains on both devices.)
   for (const std::string method :
-       {"heft", "m-etf", "m-sct", "metis", "anneal", "slack-anneal", "descent"})
+       {"heft", "m-etf", "m-sct", "metis", "anneal", "slack-anneal", "chain-anneal", "descent"})
     EXPECT_DOUBLE_EQ(placed_runtime(method, g, c), optimum) << method;
   EXPECT_DOUBLE_EQ(placed_runtime("single", g, c), 2 * optimum);
 }
@@ -115,7 +115,7 @@ TEST(Anneal, NeverWorseThanTheBestFastPlacer) {
   double best_fast = 1e300;
   for (const std::string& m : fast_placer_names())
     best_fast = std::min(best_fast, placed_runtime(m, g, c));
-  for (const char* search : {"anneal", "slack-anneal", "descent"})
+  for (const char* search : {"anneal", "slack-anneal", "chain-anneal", "descent"})
     EXPECT_LE(placed_runtime(search, g, c), best_fast) << search;
 }
 

@@ -134,5 +134,75 @@ TEST(Coarsen, SmallHandGraph) {
   EXPECT_EQ(one.graph.num_edges(), 0);
 }
 
+// in -> a -> b -> {c1 -> c2, d1} -> j -> out, every op but in and out with its /grad and
+// /update ops and the backward edges of a training graph.
+TEST(ForwardChains, StacksContinueAndForksAndJoinsStartChains) {
+  GraphBuilder b("chains");
+  const std::vector<std::string> trained = {"a", "b", "c1", "c2", "d1", "j"};
+  for (const char* op : {"in", "a", "b", "c1", "c2", "d1", "j", "out"})
+    b.add_node(op, "op", 1, {10});
+  for (const std::string& op : trained) {
+    b.add_node(op + "/grad", "grad", 1, {10});
+    b.add_node(op + "/update", "update", 1, {});
+    b.add_edge(op, op + "/grad");
+    b.add_edge(op + "/grad", op + "/update");
+  }
+  for (auto [x, y] : std::vector<std::pair<std::string, std::string>>{{"in", "a"},
+                                                                      {"a", "b"},
+                                                                      {"b", "c1"},
+                                                                      {"c1", "c2"},
+                                                                      {"b", "d1"},
+                                                                      {"c2", "j"},
+                                                                      {"d1", "j"},
+                                                                      {"j", "out"}}) {
+    b.add_edge(x, y);
+    if (y != "out" && x != "in") b.add_edge(y + "/grad", x + "/grad");
+  }
+  b.add_edge("out", "j/grad");
+  const Graph g = b.build();
+  const ForwardChains f = forward_chains(g);
+  ASSERT_EQ(f.chains.size(), 4u);
+  auto chain = [&](const char* op) { return f.chain[g.find(op)]; };
+  auto position = [&](const char* op) { return f.position[g.find(op)]; };
+  EXPECT_EQ(chain("a"), chain("in"));
+  EXPECT_EQ(chain("b"), chain("in"));
+  EXPECT_EQ(position("in"), 0);
+  EXPECT_EQ(position("b"), 2);
+  EXPECT_EQ(chain("c2"), chain("c1"));
+  EXPECT_EQ(position("c2"), 1);
+  EXPECT_NE(chain("d1"), chain("c1"));
+  EXPECT_NE(chain("d1"), chain("b"));
+  EXPECT_NE(chain("j"), chain("c2"));
+  EXPECT_EQ(chain("out"), chain("j"));
+  EXPECT_EQ(position("out"), 1);
+  EXPECT_EQ(f.chains[chain("in")].size(), 3u);
+  EXPECT_EQ(f.chains[chain("d1")].size(), 1u);
+  // Training ops share their forward op's chain and position.
+  for (const std::string& op : trained)
+    for (const char* suffix : {"/grad", "/update"}) {
+      EXPECT_EQ(f.chain[g.find(op + suffix)], f.chain[g.find(op)]) << op << suffix;
+      EXPECT_EQ(f.position[g.find(op + suffix)], f.position[g.find(op)]) << op << suffix;
+    }
+}
+
+TEST(ForwardChains, EveryOpOfAFamilyGraphIsInExactlyOneChain) {
+  for (const char* family : {"ptb", "nmt", "cifar10"}) {
+    const Graph g = family_graph(family, 0);
+    const ForwardChains f = forward_chains(g);
+    std::vector<int> seen(g.num_nodes(), 0);
+    for (size_t c = 0; c < f.chains.size(); ++c)
+      for (size_t i = 0; i < f.chains[c].size(); ++i) {
+        ASSERT_FALSE(f.chains[c][i].empty()) << family;
+        for (NodeId v : f.chains[c][i]) {
+          ++seen[v];
+          EXPECT_EQ(f.chain[v], static_cast<int32_t>(c)) << family;
+          EXPECT_EQ(f.position[v], static_cast<int32_t>(i)) << family;
+        }
+      }
+    for (NodeId v = 0; v < g.num_nodes(); ++v) EXPECT_EQ(seen[v], 1) << family << " op " << v;
+    EXPECT_LT(f.chains.size(), static_cast<size_t>(g.num_nodes())) << family;
+  }
+}
+
 }  // namespace
 }  // namespace placeto
