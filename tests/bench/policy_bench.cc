@@ -22,10 +22,11 @@ Graph bench_graph(int n) {
 
 // One thread, a fresh 4-device policy and an n-op graph with its tensors.
 struct BenchSetup {
-  explicit BenchSetup(int n) {
+  explicit BenchSetup(int n, bool lookahead = false) {
     torch::set_num_threads(1);
     torch::manual_seed(0);
     pc.num_devices = 4;
+    pc.features.lookahead = lookahead;  // what the shipped placeto_rl_* models use
     net = PolicyNet(pc);
     g = bench_graph(n);
     gt = make_graph_tensors(g, false);
@@ -55,6 +56,31 @@ void BM_PolicyStep(benchmark::State& state) {
   state.counters["nodes"] = n;
 }
 BENCHMARK(BM_PolicyStep)->Arg(50)->Arg(200)->Arg(500)->Unit(benchmark::kMicrosecond);
+
+// One whole step of a greedy episode on an n-op graph: the features (with lookahead, as the
+// shipped Placeto models have it, D - 1 what-if simulations), the forward, the argmax and the
+// environment's step (its simulation of the placement).  The episode restarts when every op
+// is placed.  Arguments: ops, lookahead (0/1).  Issue #34 item 2 asks how this grows from
+// 200 to 20k ops.
+void BM_EpisodeStep(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  BenchSetup b(n, state.range(1) != 0);
+  auto& [pc, net, g, c, gt] = b;
+  PlacementEnv env(g, c, EnvConfig{});
+  std::mt19937_64 rng(1);
+  env.reset(rng);
+  torch::NoGradGuard no_grad;
+  torch::Tensor x = torch::empty({1, n, net->feature_width()});
+  for (auto _ : state) {
+    if (env.done()) env.reset(rng);
+    build_features(env, pc.features, x.data_ptr<float>());
+    torch::Tensor cur = torch::full({1}, static_cast<int64_t>(env.current_node()), torch::kInt64);
+    torch::Tensor logits = net->forward(x, cur, gt);
+    env.step(static_cast<int>(logits.argmax(-1).item<int64_t>()));
+  }
+  state.counters["nodes"] = n;
+}
+BENCHMARK(BM_EpisodeStep)->ArgsProduct({{200, 2000, 20000}, {0, 1}})->Unit(benchmark::kMillisecond);
 
 // Arguments: graph size, episodes run in lockstep (the trainer's episodes_per_iteration).
 void BM_TrainingEpisode(benchmark::State& state) {
