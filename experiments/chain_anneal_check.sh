@@ -4,18 +4,21 @@
 # never used for tuning) and linalg task graphs, on default k80 clusters without a memory cap
 # (D = 3) and capped at 1.2 x the balanced share (D = 4), `placeto compare` of anneal,
 # chain-anneal and auto at --time-ms T (default 100), seeds 1-3.
-# Usage: experiments/chain_anneal_check.sh [out_dir]   (default runs/chain_anneal_check)
-#   PLACETO_BIN=dir selects the executables (default build/bin); T=ms the placement time.
+# Usage: experiments/chain_anneal_check.sh [out_dir]   (default <repository>/runs/chain_anneal_check)
+#   PLACETO_BIN=dir selects the executables (default build/bin); T=ms the placement time;
+#   GEN_SEED=s the generator seed of the graphs (default 404).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+# out_dir is taken from the caller's directory; the default is under the repository.
+out=${1:-$root/runs/chain_anneal_check}
+[[ $out == /* ]] || out=$PWD/$out
 cd "$root"
 bin=${PLACETO_BIN:-build/bin}
-out=${1:-runs/chain_anneal_check}
 t=${T:-100}
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 mkdir -p "$out"
 for fam in ptb nmt cifar10 linalg; do
-  [[ -d $out/$fam ]] || "$bin/placeto" generate --family "$fam" --count 3 --test 0 --seed 404 \
+  [[ -d $out/$fam ]] || "$bin/placeto" generate --family "$fam" --count 3 --test 0 --seed "${GEN_SEED:-404}" \
     --out "$out/$fam" > /dev/null
 done
 # Each graph gets its own capped cluster: 1.2 x its own balanced share.
@@ -25,7 +28,7 @@ for fam in ptb nmt cifar10 linalg; do
     name=$(basename "$g" .json)
     dir=$out/runs/$fam/$name
     mkdir -p "$dir/graph"
-    ln -sf "$root/$g" "$dir/graph/$name.json"
+    ln -sf "$g" "$dir/graph/$name.json"
     # single-device bytes: peak activations + parameters of the single placement
     "$bin/placeto" place --graph "$g" --devices 1 --method single --out "$dir/single.json" \
       > /dev/null

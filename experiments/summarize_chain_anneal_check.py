@@ -20,8 +20,14 @@ def main():
     for path in sorted(glob.glob(os.path.join(root, "runs", "*", "*", "*_s*.csv"))):
         fam = path.split(os.sep)[-3]
         cluster = os.path.basename(path).split("_s")[0]
-        rows = {r["method"]: r for r in csv.DictReader(open(path))}
+        with open(path, newline="") as fh:
+            rows = {r["method"]: r for r in csv.DictReader(fh)}
+        missing = [m for m in ("anneal", "chain-anneal", "auto") if m not in rows]
+        if missing:
+            sys.exit("summarize_chain_anneal_check.py: %s has no row for %s"
+                     % (path, ", ".join(missing)))
         base = float(rows["anneal"]["runtime_us"])
+        ratios[(fam, cluster)]  # every (family, cluster) gets a row, even with no ratio
         for m in ("anneal", "chain-anneal", "auto"):
             if rows[m]["feasible"] != "true":
                 unfit[(fam, cluster)][m] += 1
@@ -29,7 +35,7 @@ def main():
             # A step ratio means something only when both placements fit.
             if rows[m]["feasible"] == "true" and rows["anneal"]["feasible"] == "true":
                 ratios[(fam, cluster)][m].append(float(rows[m]["runtime_us"]) / base)
-    if not ratios:
+    if not ratios and not unfit:
         sys.exit("summarize_chain_anneal_check.py: no runs under %s" % root)
     g = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs))
     fmt = lambda f, xs: "%.3f" % f(xs) if xs else "-"
@@ -46,9 +52,9 @@ def main():
             fam, "D = 3, no cap" if cluster == "d3" else "D = 4, 1.2 x share", len(c), len(a),
             fmt(g, c), fmt(max, c), fmt(g, a), fmt(max, a), u["anneal"], u["chain-anneal"],
             u["auto"]))
-    print("| all | | %d, %d | %.3f | %.3f | %.3f | %.3f | |" % (
-        len(every["chain-anneal"]), len(every["auto"]), g(every["chain-anneal"]),
-        max(every["chain-anneal"]), g(every["auto"]), max(every["auto"])))
+    c, a = every["chain-anneal"], every["auto"]
+    print("| all | | %d, %d | %s | %s | %s | %s | |" % (
+        len(c), len(a), fmt(g, c), fmt(max, c), fmt(g, a), fmt(max, a)))
     return 0
 
 

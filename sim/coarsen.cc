@@ -298,16 +298,22 @@ CoarseGraph build_coarse_graph(const Graph& g, const std::vector<int32_t>& group
   return c;
 }
 
+namespace {
+
+// The forward op a node belongs to: its name without one of the training suffixes.
+std::string training_owner(const std::string& name) {
+  for (const char* suffix : {"/grad", "/update", "/grad_sum"}) {
+    const std::string s(suffix);
+    if (name.size() > s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0)
+      return name.substr(0, name.size() - s.size());
+  }
+  return name;
+}
+
+}  // namespace
+
 std::vector<int32_t> training_op_groups(const Graph& g) {
-  // The forward op a node belongs to: its name without one of the training suffixes.
-  auto owner = [](const std::string& name) {
-    for (const char* suffix : {"/grad", "/update", "/grad_sum"}) {
-      const std::string s(suffix);
-      if (name.size() > s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0)
-        return name.substr(0, name.size() - s.size());
-    }
-    return name;
-  };
+  const auto owner = training_owner;
   std::unordered_map<std::string, int32_t> id;
   std::vector<int32_t> group(g.num_nodes());
   for (NodeId v = 0; v < g.num_nodes(); ++v)
@@ -322,9 +328,15 @@ ForwardChains forward_chains(const Graph& g) {
   for (int32_t x : group) num_groups = std::max(num_groups, x + 1);
   std::vector<std::vector<NodeId>> members(num_groups);
   for (NodeId v = 0; v < n; ++v) members[group[v]].push_back(v);
-  std::vector<NodeId> head(num_groups, -1);  // the forward op: first in topological order
-  for (NodeId v : g.topo_order())
-    if (head[group[v]] < 0) head[group[v]] = v;
+  // The forward op: the member without a training suffix, else (a group of training ops
+  // only) the first member in topological order.
+  std::vector<NodeId> head(num_groups, -1);
+  for (NodeId v : g.topo_order()) {
+    NodeId& h = head[group[v]];
+    if (h < 0 || (training_owner(g.node_name(v)) == g.node_name(v) &&
+                  training_owner(g.node_name(h)) != g.node_name(h)))
+      h = v;
+  }
   // Forward edges: between the heads of two groups (distinct parents and children).
   std::vector<std::vector<int32_t>> children(num_groups), parents(num_groups);
   auto add_once = [](std::vector<int32_t>& list, int32_t x) {

@@ -40,11 +40,12 @@ CoarseGraph build_coarse_graph(const Graph& g, const std::vector<int32_t>& group
 std::vector<int32_t> training_op_groups(const Graph& g);
 
 // The forward chains of a graph, in units of training_op_groups: a group's forward op is its
-// first member in topological order, and a group whose forward op has exactly one forward
-// parent group, which has no other forward child group, continues that parent's chain; every
-// other group starts a chain.  A layer stack is one chain; parallel branches are chains of
-// their own, and their fork and join ops start chains.  Every op is in exactly one chain
-// (a graph without training ops has chains of single ops).
+// member without a training suffix (in a group of training ops only, its first member in
+// topological order); the edges between forward ops are the forward edges; a group whose
+// forward op has exactly one forward parent group, which has no other forward child group,
+// continues that parent's chain; every other group starts a chain.  A layer stack is one chain;
+// parallel branches are chains of their own, and their fork and join ops start chains.  Every op is
+// in exactly one chain (a graph without training ops has chains of single ops).
 struct ForwardChains {
   std::vector<std::vector<std::vector<NodeId>>> chains;  // chain -> position -> its group's ops
   std::vector<int32_t> chain;                            // per op: its chain

@@ -124,7 +124,8 @@ class AnnealProposer : public Proposer {
     const NodeId v =
         slack_weighted_ ? draw_weighted(cumulative_, rng) : static_cast<NodeId>(rng.below(n));
     const int old = current.device[v];
-    if (!chains_.chains.empty() && rng.uniform01() < kChainShare) {
+    // Chain moves would split tied groups: with move_groups_only every move is a group move.
+    if (!chains_.chains.empty() && !o_.move_groups_only && rng.uniform01() < kChainShare) {
       // A chain-segment move: 1 to len groups of v's chain, drawn uniformly, ending or (half
       // of the time) starting at v's group, with all their ops, to one device.
       const auto& chain = chains_.chains[chains_.chain[v]];

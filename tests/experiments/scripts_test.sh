@@ -254,5 +254,9 @@ run chain_anneal_check "$py" "$exp/summarize_chain_anneal_check.py" "$tmp/ca"
 has "chain_anneal_check: row" "$tmp/out" "| ptb | D = 3, no cap | 1, 1 | 0.900 | 0.900 | 0.800 | 0.800 | 1, 0, 0 |"
 expect_fail "chain_anneal_check: no runs" "no runs under" \
   "$py" "$exp/summarize_chain_anneal_check.py" "$tmp/empty_nothing"
+mkdir -p "$tmp/ca2/runs/nmt/nmt_0"
+printf '%s\nnmt_0,anneal,3,100,1,true,100\n' "$hdr" > "$tmp/ca2/runs/nmt/nmt_0/d3_s1.csv"
+expect_fail "chain_anneal_check: a missing method named" "d3_s1.csv has no row for chain-anneal, auto" \
+  "$py" "$exp/summarize_chain_anneal_check.py" "$tmp/ca2"
 
 finish

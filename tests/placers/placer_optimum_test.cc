@@ -152,6 +152,28 @@ TEST(Anneal, WallTimeCapStopsLongBeforeTheBudget) {
   EXPECT_TRUE(run.evaluation.feasible);
 }
 
+// With move_groups_only every move keeps the tied groups whole, in chain-anneal too (whose
+// chain-segment moves would split them).
+TEST(Anneal, GroupsOnlyKeepsEveryGroupOnOneDevice) {
+  const Graph g = testing::chain_graph(40, 1000, 1'000'000);
+  for (const char* method : {"anneal", "chain-anneal"}) {
+    PlacerOptions opt;
+    opt.budget = 500;
+    opt.move_groups.resize(g.num_nodes());
+    for (int v = 0; v < g.num_nodes(); ++v) opt.move_groups[v] = v / 4;
+    opt.move_groups_only = true;
+    // A start that keeps the groups whole: groups dealt to devices in turn.
+    Placement start(3, g.num_nodes());
+    for (int v = 0; v < g.num_nodes(); ++v) start.device[v] = (v / 4) % 3;
+    opt.initial = start;
+    const Placement p = make_placer(method, opt)->place(g, default_cluster(3), opt);
+    int split = 0;
+    for (int v = 0; v < g.num_nodes(); ++v) split += p.device[v] != p.device[v / 4 * 4];
+    EXPECT_EQ(split, 0) << method;
+    EXPECT_FALSE(p == start) << method << ": the search moved nothing";
+  }
+}
+
 TEST(RepairMemory, MovesOpsOffAnOverfullDeviceUntilItFits) {
   testing::RandomDagOptions o;
   o.num_ops = 40;
