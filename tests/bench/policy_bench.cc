@@ -38,19 +38,27 @@ struct BenchSetup {
   GraphTensors gt;
 };
 
+// What the per-step benchmarks share: the setup, an environment at the start of an episode,
+// no autograd, and the feature tensor of one step.
+struct StepSetup {
+  StepSetup(int n, bool lookahead) : b(n, lookahead), env(b.g, b.c, EnvConfig{}) {
+    env.reset(rng);
+    x = torch::empty({1, n, b.net->feature_width()});
+  }
+  BenchSetup b;
+  PlacementEnv env;
+  std::mt19937_64 rng{1};
+  torch::NoGradGuard no_grad;
+  torch::Tensor x;
+};
+
 void BM_PolicyStep(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
-  BenchSetup b(n);
-  auto& [pc, net, g, c, gt] = b;
-  PlacementEnv env(g, c, EnvConfig{});
-  std::mt19937_64 rng(1);
-  env.reset(rng);
-  torch::NoGradGuard no_grad;
-  torch::Tensor x = torch::empty({1, n, net->feature_width()});
+  StepSetup s(n, false);
   torch::Tensor cur = torch::zeros({1}, torch::kInt64);
   for (auto _ : state) {
-    build_features(env, pc.features, x.data_ptr<float>());
-    torch::Tensor logits = net->forward(x, cur, gt);
+    build_features(s.env, s.b.pc.features, s.x.data_ptr<float>());
+    torch::Tensor logits = s.b.net->forward(s.x, cur, s.b.gt);
     benchmark::DoNotOptimize(logits.data_ptr<float>());
   }
   state.counters["nodes"] = n;
@@ -64,19 +72,13 @@ BENCHMARK(BM_PolicyStep)->Arg(50)->Arg(200)->Arg(500)->Unit(benchmark::kMicrosec
 // 200 to 20k ops.
 void BM_EpisodeStep(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
-  BenchSetup b(n, state.range(1) != 0);
-  auto& [pc, net, g, c, gt] = b;
-  PlacementEnv env(g, c, EnvConfig{});
-  std::mt19937_64 rng(1);
-  env.reset(rng);
-  torch::NoGradGuard no_grad;
-  torch::Tensor x = torch::empty({1, n, net->feature_width()});
+  StepSetup s(n, state.range(1) != 0);
   for (auto _ : state) {
-    if (env.done()) env.reset(rng);
-    build_features(env, pc.features, x.data_ptr<float>());
-    torch::Tensor cur = torch::full({1}, static_cast<int64_t>(env.current_node()), torch::kInt64);
-    torch::Tensor logits = net->forward(x, cur, gt);
-    env.step(static_cast<int>(logits.argmax(-1).item<int64_t>()));
+    if (s.env.done()) s.env.reset(s.rng);
+    build_features(s.env, s.b.pc.features, s.x.data_ptr<float>());
+    torch::Tensor cur = torch::full({1}, static_cast<int64_t>(s.env.current_node()), torch::kInt64);
+    torch::Tensor logits = s.b.net->forward(s.x, cur, s.b.gt);
+    s.env.step(static_cast<int>(logits.argmax(-1).item<int64_t>()));
   }
   state.counters["nodes"] = n;
 }
