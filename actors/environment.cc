@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "common/error.h"
@@ -106,13 +107,25 @@ void validate_env_config(const EnvConfig& c, const std::string& source) {
     throw_input_error(source, "env.passes", "must be in 1..16, got " + std::to_string(c.passes));
 }
 
-PlacementEnv::PlacementEnv(const Graph& graph, const Cluster& cluster, EnvConfig config)
-    : graph_(graph), cluster_(cluster), config_(std::move(config)), sim_(graph, cluster) {
+PlacementEnv::PlacementEnv(const Graph& graph, const Cluster& cluster, EnvConfig config,
+                           FineView fine)
+    : graph_(graph),
+      cluster_(cluster),
+      config_(std::move(config)),
+      sim_(graph, cluster),
+      fine_(fine) {
   const int n = graph.num_nodes();
   const int d = cluster.num_devices();
   memory_rule_ = cluster.has_memory_limits();
-  if (memory_rule_) fit_bound_us_ = fit_bound(graph, cluster);
-  sim_.set_compute_memory(memory_rule_ || config_.memory_penalty_s_per_gb > 0);
+  if (fine_.graph) {
+    PLACETO_CHECK(fine_.group != nullptr);
+    PLACETO_CHECK_EQ(fine_.group->size(), static_cast<size_t>(fine_.graph->num_nodes()));
+    fine_sim_ = std::make_unique<Simulator>(*fine_.graph, cluster);
+    fine_placement_ = Placement(d, fine_.graph->num_nodes(), 0);
+    coarse_start_.assign(static_cast<size_t>(n), 0.0);
+  }
+  if (memory_rule_) fit_bound_us_ = fit_bound(simulated_graph(), cluster);
+  main_sim().set_compute_memory(memory_rule_ || config_.memory_penalty_s_per_gb > 0);
   fixed_start_ = Placement(d, n, 0);
   if (config_.start.kind == StartKind::kFixedRandom) {
     std::mt19937_64 rng(config_.start_seed);
@@ -186,6 +199,18 @@ void PlacementEnv::place_step(Placement* p, int t, int32_t device) const {
   for (NodeId u : members_[static_cast<size_t>(step_group_[t])]) p->device[u] = device;
 }
 
+void PlacementEnv::set_fixed_start(Placement p) {
+  PLACETO_CHECK_EQ(p.num_devices, cluster_.num_devices());
+  PLACETO_CHECK_EQ(p.device.size(), static_cast<size_t>(graph_.num_nodes()));
+  fixed_start_ = std::move(p);
+}
+
+std::vector<NodeId> PlacementEnv::current_ops() const {
+  PLACETO_CHECK(!done());
+  if (step_group_.empty()) return {order_[step_]};
+  return members_[static_cast<size_t>(step_group_[step_])];
+}
+
 void canonical_device_names(const Graph& g, const Cluster& cluster, std::vector<int32_t>* device) {
   if (cluster.heterogeneous()) return;
   std::vector<int32_t> rename(cluster.num_devices(), -1);
@@ -226,8 +251,25 @@ double PlacementEnv::objective_of(const SimResult& r, double* score) const {
   return objective;
 }
 
+const Placement& PlacementEnv::simulated(const Placement& p, Placement* scratch) const {
+  if (!fine_.graph) return p;
+  const std::vector<int32_t>& group = *fine_.group;
+  scratch->num_devices = p.num_devices;
+  scratch->device.resize(group.size());
+  for (size_t v = 0; v < group.size(); ++v) scratch->device[v] = p.device[group[v]];
+  return *scratch;
+}
+
 double PlacementEnv::evaluate() {
-  const SimResult& r = sim_.simulate(placement_);
+  const SimResult& r = main_sim().simulate(simulated(placement_, &fine_placement_));
+  if (fine_.graph) {
+    const std::vector<double>& start = fine_sim_->start_us();
+    std::fill(coarse_start_.begin(), coarse_start_.end(), std::numeric_limits<double>::infinity());
+    for (size_t v = 0; v < start.size(); ++v) {
+      double& s = coarse_start_[static_cast<size_t>((*fine_.group)[v])];
+      s = std::min(s, start[v]);
+    }
+  }
   runtime_ = r.runtime_us;
   objective_ = objective_of(r, &score_);
   return objective_;
@@ -238,22 +280,22 @@ void PlacementEnv::what_if_devices(std::vector<double>* out,
   PLACETO_CHECK(!done());
   const int d = cluster_.num_devices();
   if (!what_if_sim_) {
-    what_if_sim_ = std::make_unique<Simulator>(graph_, cluster_);
+    what_if_sim_ = std::make_unique<Simulator>(simulated_graph(), cluster_);
     what_if_sim_->set_compute_memory(memory_rule_ || config_.memory_penalty_s_per_gb > 0);
   }
   out->assign(static_cast<size_t>(d), 0.0);
   if (memory) memory->assign(static_cast<size_t>(d), WhatIfMemory{});
   const double overflow_now =
-      memory && memory_rule_ ? total_relative_overflow(sim_.last_result()) : 0.0;
+      memory && memory_rule_ ? total_relative_overflow(main_sim().last_result()) : 0.0;
   const NodeId v = order_[step_];
   what_if_placement_ = placement_;
   for (int j = 0; j < d; ++j) {
-    const SimResult* r = &sim_.last_result();
+    const SimResult* r = &main_sim().last_result();
     if (step_group_.empty() && placement_.device[v] == j) {
       (*out)[j] = objective_;  // the move changes nothing
     } else {
       place_step(&what_if_placement_, step_, j);
-      r = &what_if_sim_->simulate(what_if_placement_);
+      r = &what_if_sim_->simulate(simulated(what_if_placement_, &fine_what_if_));
       (*out)[j] = objective_of(*r);
     }
     if (!memory || !memory_rule_) continue;
@@ -286,11 +328,11 @@ void PlacementEnv::reset(std::mt19937_64& rng) {
   best_objective_ = objective_;
   best_runtime_ = runtime_;
   best_score_ = score_;
-  best_memory_ok_ = sim_.last_result().memory_ok;
+  best_memory_ok_ = main_sim().last_result().memory_ok;
 }
 
 void PlacementEnv::note_if_best() {
-  const bool ok = sim_.last_result().memory_ok;
+  const bool ok = main_sim().last_result().memory_ok;
   // With capacities the rule's exact score decides (it puts placements that fit first).
   const bool better = memory_rule_ ? score_ < best_score_
                                    : (ok && !best_memory_ok_) ||

@@ -122,10 +122,19 @@ struct WhatIfMemory {
   double overflow_change = 0;
 };
 
+// Episodes on a coarsened graph with rewards from the graph it was coarsened from (issue #34:
+// training on large graphs): the steps, features and placements are the coarse graph's, and
+// every simulation (rewards, what-ifs, memory) runs on the fine graph with each op on its
+// group's device.  start_us() then gives each group the earliest start of its ops.
+struct FineView {
+  const Graph* graph = nullptr;                 // the fine graph; nullptr: no fine view
+  const std::vector<int32_t>* group = nullptr;  // per fine op, its node of the coarse graph
+};
+
 class PlacementEnv {
  public:
-  // Keeps references to graph and cluster.
-  PlacementEnv(const Graph& graph, const Cluster& cluster, EnvConfig config);
+  // Keeps references to graph and cluster (and to what `fine` points at).
+  PlacementEnv(const Graph& graph, const Cluster& cluster, EnvConfig config, FineView fine = {});
 
   // Starts an episode; `rng` supplies random start placements / orders when configured.
   void reset(std::mt19937_64& rng);
@@ -133,6 +142,8 @@ class PlacementEnv {
   int step_index() const { return step_; }
   // The op of the current step (with groups: the first op of the step's group).
   NodeId current_node() const { return order_[step_]; }
+  // The ops that the current step places: its op, or its whole group.  REQUIRES: !done().
+  std::vector<NodeId> current_ops() const;
   // The ops the steps visit, in order: every op, or one op per group, `passes` times.
   const std::vector<NodeId>& order() const { return order_; }
   // Places the current step's op (with groups: its whole group) on `device`, simulates,
@@ -142,9 +153,14 @@ class PlacementEnv {
   const Placement& placement() const { return placement_; }
   // The placement every episode starts from (unused when start is "random").
   const Placement& fixed_start() const { return fixed_start_; }
+  // Replaces it (hierarchical placement: the coarse image of a placement of the fine graph).
+  // REQUIRES: a placement of graph() on this cluster.
+  void set_fixed_start(Placement p);
   const std::vector<int32_t>& visited() const { return visited_; }
   // Start time of every op in the latest simulation.
-  const std::vector<double>& start_us() const { return sim_.start_us(); }
+  const std::vector<double>& start_us() const {
+    return fine_.graph ? coarse_start_ : sim_.start_us();
+  }
   double start_runtime_us() const { return start_runtime_; }
   // The best placement seen in this episode, the start included: by the memory rule on a
   // cluster with capacities (exactly, with memory_rule_score), else placements that fit
@@ -167,7 +183,9 @@ class PlacementEnv {
   const Graph& graph() const { return graph_; }
   const Cluster& cluster() const { return cluster_; }
   int num_devices() const { return cluster_.num_devices(); }
-  const SimResult& last_sim() const { return sim_.last_result(); }
+  const SimResult& last_sim() const { return main_sim().last_result(); }
+  // The graph that simulations run on: the fine graph of a FineView, else graph().
+  const Graph& simulated_graph() const { return fine_.graph ? *fine_.graph : graph_; }
 
   // What-if of the current step: out[d] is the objective (microseconds, as objective_us())
   // of the current placement with the current step's op, or group, moved to device d.  Runs
@@ -178,6 +196,11 @@ class PlacementEnv {
 
  private:
   double evaluate();  // simulates the current placement, returns the objective in us
+  Simulator& main_sim() { return fine_sim_ ? *fine_sim_ : sim_; }
+  const Simulator& main_sim() const { return fine_sim_ ? *fine_sim_ : sim_; }
+  // `p` on the simulated graph: p itself, or with a FineView each op on its group's device
+  // (written to *scratch).
+  const Placement& simulated(const Placement& p, Placement* scratch) const;
   // The objective of r (see the top of this file), us.  `score`, when given, receives the
   // memory rule's exact score of r (memory_rule_score) with capacities, else the objective.
   double objective_of(const SimResult& r, double* score = nullptr) const;
@@ -214,6 +237,11 @@ class PlacementEnv {
   // what_if_devices' simulator (made on first use) and placement scratch.
   mutable std::unique_ptr<Simulator> what_if_sim_;
   mutable Placement what_if_placement_;
+  FineView fine_;
+  std::unique_ptr<Simulator> fine_sim_;  // with a FineView: simulates the fine graph
+  Placement fine_placement_;
+  mutable Placement fine_what_if_;
+  std::vector<double> coarse_start_;  // with a FineView: per group, its ops' earliest start
 };
 
 }  // namespace placeto

@@ -7,12 +7,13 @@
 namespace placeto {
 
 int node_feature_width(const FeatureConfig& c, int num_devices) {
-  return (c.with_memory ? 6 : 5) + num_devices;
+  return (c.with_memory ? 6 : 5) + (c.any_devices ? 1 : num_devices);
 }
 
 int lookahead_width_per_device(const FeatureConfig& c) {
   if (!c.lookahead) return 0;
-  return kLookaheadPerDevice + (c.memory_features ? kMemoryLookaheadPerDevice : 0);
+  return kLookaheadPerDevice + (c.memory_features ? kMemoryLookaheadPerDevice : 0) +
+         (c.any_devices ? kDevicePerDevice : 0);
 }
 
 int feature_width(const FeatureConfig& c, int num_devices) {
@@ -20,6 +21,56 @@ int feature_width(const FeatureConfig& c, int num_devices) {
 }
 
 namespace {
+
+// The kDevicePerDevice columns of every device (features.h), device-major.
+void device_columns(const PlacementEnv& env, std::vector<double>* out) {
+  const Graph& g = env.graph();
+  const Cluster& cluster = env.cluster();
+  const int d = env.num_devices();
+  const auto& dev = env.placement().device;
+  out->assign(static_cast<size_t>(d) * kDevicePerDevice, 0.0);
+  auto at = [&](int j, int k) -> double& {
+    return (*out)[static_cast<size_t>(j) * kDevicePerDevice + k];
+  };
+  // Tensors between the current step's ops and the rest, by the device of the other end.
+  const std::vector<NodeId> unit = env.current_ops();
+  std::vector<char> inside(static_cast<size_t>(g.num_nodes()), 0);
+  for (NodeId v : unit) inside[v] = 1;
+  double total_bytes = 0;
+  auto count = [&](EdgeId e, NodeId other) {
+    if (inside[other]) return;
+    const double w = static_cast<double>(g.edge_bytes(e)) + 1;
+    at(dev[other], 0) += w;
+    total_bytes += w;
+  };
+  for (NodeId v : unit) {
+    for (int i = g.parent_begin(v); i < g.parent_end(v); ++i)
+      count(g.parent_edges()[i], g.edge_src(g.parent_edges()[i]));
+    for (int i = g.child_begin(v); i < g.child_end(v); ++i)
+      count(g.child_edges()[i], g.edge_dst(g.child_edges()[i]));
+  }
+  double total_cost = 0;
+  for (NodeId v = 0; v < g.num_nodes(); ++v) {
+    at(dev[v], 1) += g.cost_us(v);
+    total_cost += g.cost_us(v);
+  }
+  const double cost = std::max(1.0, g.cost_us(env.current_node()));
+  double fastest = cluster.op_time_us(cost, 0);
+  for (int j = 1; j < d; ++j) fastest = std::min(fastest, cluster.op_time_us(cost, j));
+  const SimResult& r = env.last_sim();
+  for (int j = 0; j < d; ++j) {
+    if (total_bytes > 0) at(j, 0) /= total_bytes;
+    if (total_cost > 0) at(j, 1) /= total_cost;
+    const double t = cluster.op_time_us(cost, j);
+    at(j, 2) = t > 0 ? fastest / t : 1.0;
+    const double cap = cluster.devices[static_cast<size_t>(j)].memory_bytes;
+    at(j, 3) = 1.0;
+    if (cap > 0 && j < static_cast<int>(r.peak_mem_bytes.size())) {
+      const double need = static_cast<double>(r.peak_mem_bytes[j] + r.param_bytes[j]);
+      at(j, 3) = std::clamp((cap - need) / cap, -1.0, 1.0);
+    }
+  }
+}
 
 void write_lookahead(const PlacementEnv& env, const FeatureConfig& c, float* out) {
   const int d = env.num_devices();
@@ -35,6 +86,8 @@ void write_lookahead(const PlacementEnv& env, const FeatureConfig& c, float* out
     spread = std::max(spread, std::fabs(r - now));
   }
   const int32_t on = env.placement().device[env.current_node()];
+  std::vector<double> devices;  // any_devices: kDevicePerDevice per device
+  if (c.any_devices) device_columns(env, &devices);
   for (int j = 0; j < d; ++j) {
     float* f = out + static_cast<size_t>(j) * per_device;
     const double r = what_if[static_cast<size_t>(j)];
@@ -46,6 +99,11 @@ void write_lookahead(const PlacementEnv& env, const FeatureConfig& c, float* out
     if (c.memory_features) {
       f[5] = static_cast<float>(memory[static_cast<size_t>(j)].headroom);
       f[6] = static_cast<float>(memory[static_cast<size_t>(j)].overflow_change);
+    }
+    if (c.any_devices) {
+      const int at = kLookaheadPerDevice + (c.memory_features ? kMemoryLookaheadPerDevice : 0);
+      for (int k = 0; k < kDevicePerDevice; ++k)
+        f[at + k] = static_cast<float>(devices[static_cast<size_t>(j) * kDevicePerDevice + k]);
     }
   }
 }
@@ -81,8 +139,12 @@ void build_features(const PlacementEnv& env, const FeatureConfig& c, float* out)
     row[k++] = scale(start[v] - t0, max_dt);
     if (c.with_memory)
       row[k++] = scale(static_cast<double>(g.total_out_bytes(v) + g.param_bytes(v)), max_mem);
-    for (int j = 0; j < d; ++j) row[k + j] = dev[v] == j ? 1.0f : 0.0f;
-    k += d;
+    if (c.any_devices) {
+      row[k++] = dev[v] == dev[cur] ? 1.0f : 0.0f;
+    } else {
+      for (int j = 0; j < d; ++j) row[k + j] = dev[v] == j ? 1.0f : 0.0f;
+      k += d;
+    }
     if (c.lookahead) std::fill(row + k, row + w, 0.0f);
   }
   if (c.lookahead)

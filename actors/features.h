@@ -27,16 +27,27 @@ struct FeatureConfig {
   bool with_memory = false;
   bool lookahead = false;
   bool memory_features = false;  // REQUIRES lookahead
+  // Any device count (policy.any_devices; REQUIRES lookahead): the node columns end with one
+  // flag, "on the current step's device", instead of the one-hot of the node's device, so their
+  // width does not depend on D; and each device's columns in the current row get
+  // kDevicePerDevice more, which describe the device rather than name it (below).
+  bool any_devices = false;
 };
 
 inline constexpr int kLookaheadPerDevice = 5;
 inline constexpr int kMemoryLookaheadPerDevice = 2;
+// any_devices, per device d: the share of the current step's tensors (the bytes on its edges
+// to ops outside it, + 1 per edge) whose other end is on d; the share of the graph's compute
+// placed on d; d's speed for the current op, relative to the fastest device (1 on a
+// homogeneous cluster); d's headroom now, (cap - need) / cap in [-1, 1] (1 without a capacity).
+inline constexpr int kDevicePerDevice = 4;
 
-// What-if columns per device: kLookaheadPerDevice, plus kMemoryLookaheadPerDevice with
-// memory_features; 0 without lookahead.
+// Columns per device in the current row: kLookaheadPerDevice, plus kMemoryLookaheadPerDevice
+// with memory_features, plus kDevicePerDevice with any_devices; 0 without lookahead.
 int lookahead_width_per_device(const FeatureConfig& c);
 
-// Width of the per-node columns that every row has (the lookahead columns excluded).
+// Width of the per-node columns that every row has (the lookahead columns excluded); with
+// any_devices it does not depend on num_devices.
 int node_feature_width(const FeatureConfig& c, int num_devices);
 
 int feature_width(const FeatureConfig& c, int num_devices);

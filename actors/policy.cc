@@ -93,7 +93,13 @@ PolicyNetImpl::PolicyNetImpl(const PolicyConfig& config) : config_(config) {
   agg_children = register_module("agg_children", torch::nn::Linear(2 * h, h));
   agg_parallel = register_module("agg_parallel", torch::nn::Linear(2 * h, h));
   classifier_hidden = register_module("classifier_hidden", torch::nn::Linear(5 * h, h));
-  classifier_out = register_module("classifier_out", torch::nn::Linear(h, config.num_devices));
+  if (config.features.any_devices) {
+    PLACETO_CHECK(config.features.lookahead);
+    device_mix = register_module("device_mix", torch::nn::Linear(2 * h, h));
+    device_out = register_module("device_out", torch::nn::Linear(h, 1));
+  } else {
+    classifier_out = register_module("classifier_out", torch::nn::Linear(h, config.num_devices));
+  }
   if (config.value_head) {
     value_hidden = register_module("value_hidden", torch::nn::Linear(4 * h, h));
     value_out = register_module("value_out", torch::nn::Linear(h, 1));
@@ -101,7 +107,8 @@ PolicyNetImpl::PolicyNetImpl(const PolicyConfig& config) : config_(config) {
   if (config.features.lookahead) {
     lookahead_hidden = register_module(
         "lookahead_hidden", torch::nn::Linear(lookahead_width_per_device(config.features), h));
-    lookahead_out = register_module("lookahead_out", torch::nn::Linear(h, 1));
+    if (!config.features.any_devices)
+      lookahead_out = register_module("lookahead_out", torch::nn::Linear(h, 1));
   }
 }
 
@@ -171,12 +178,23 @@ std::pair<torch::Tensor, torch::Tensor> PolicyNetImpl::forward_with_value(
 
 torch::Tensor PolicyNetImpl::logits_and_value(const torch::Tensor& x, const torch::Tensor& current,
                                               const GraphTensors& gt, torch::Tensor* values) {
-  const int64_t width = feature_width();
+  const int64_t base = node_feature_width(config_.features, config_.num_devices);
+  const int64_t k = lookahead_width_per_device(config_.features);
+  int64_t d = config_.num_devices;
+  if (config_.features.any_devices && x.dim() == 3 && x.size(2) > base &&
+      (x.size(2) - base) % k == 0)
+    d = (x.size(2) - base) / k;
+  const int64_t width = feature_width(static_cast<int>(d));
   if (x.dim() != 3 || x.size(2) != width)
-    throw InputError("the policy was trained for " + std::to_string(config_.num_devices) +
-                     " devices (feature width " + std::to_string(width) +
-                     ") but was given features of width " +
-                     std::to_string(x.dim() == 3 ? x.size(2) : -1));
+    throw InputError(config_.features.any_devices
+                         ? "the policy's features are " + std::to_string(base) +
+                               " node columns and " + std::to_string(k) +
+                               " per device, but it was given width " +
+                               std::to_string(x.dim() == 3 ? x.size(2) : -1)
+                         : "the policy was trained for " + std::to_string(config_.num_devices) +
+                               " devices (feature width " + std::to_string(width) +
+                               ") but was given features of width " +
+                               std::to_string(x.dim() == 3 ? x.size(2) : -1));
   const int64_t t = x.size(0);
   torch::Tensor z = embed_node_major(x, gt);                     // [N, T, 2H]
   torch::Tensor anc = gt.ancestors.index_select(0, current);     // [T, N]
@@ -210,15 +228,20 @@ torch::Tensor PolicyNetImpl::logits_and_value(const torch::Tensor& x, const torc
     torch::Tensor graph = z.mean(0);  // [T, 2H]
     *values = value_out(torch::relu(value_hidden(torch::cat({graph, own}, 1)))).squeeze(1);
   }
-  torch::Tensor logits = classifier_out(torch::relu(classifier_hidden(feat)));
+  torch::Tensor context = torch::relu(classifier_hidden(feat));  // [T, H]
+  torch::Tensor per_device;                                      // [T, D, H]
   if (config_.features.lookahead) {
-    const int64_t d = config_.num_devices;
-    const int64_t base = node_feature_width(config_.features, config_.num_devices);
-    torch::Tensor rows = x.index({torch::arange(t), current});  // [T, F]
-    const int64_t k = lookahead_width_per_device(config_.features);
+    torch::Tensor rows = x.index({torch::arange(t), current});               // [T, F]
     torch::Tensor what_if = rows.narrow(1, base, k * d).reshape({t, d, k});  // [T, D, K]
-    logits = logits + lookahead_out(torch::relu(lookahead_hidden(what_if))).squeeze(2);
+    per_device = torch::relu(lookahead_hidden(what_if));
   }
+  if (config_.features.any_devices) {
+    torch::Tensor pair =
+        torch::cat({context.unsqueeze(1).expand({t, d, config_.hidden}), per_device}, 2);
+    return device_out(torch::relu(device_mix(pair))).squeeze(2);  // [T, D]
+  }
+  torch::Tensor logits = classifier_out(context);
+  if (config_.features.lookahead) logits = logits + lookahead_out(per_device).squeeze(2);
   return logits;
 }
 

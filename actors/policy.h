@@ -13,9 +13,16 @@
 //     what-if columns (actors/features.h) and adds that score to the device's logit; the
 //     what-if columns are read from the current node's row only and are not node features.
 //
+// With features.any_devices (policy.any_devices) steps 4-5 change: no logit is tied to a
+// device index.  The pooled context goes through the classifier's hidden layer; each device's
+// columns of the current row (what-if and device columns, actors/features.h) through the
+// device-shared layer; and one more device-shared layer scores the pair [context, device], so
+// the same weights place any device count and any cluster.
+//
 // Every op is batched over a leading "step" dimension T, so an episode's (or several
 // episodes') steps go through one forward and one backward.  The weights do not depend on
-// graph size or op names; the device count D is fixed by the model.  Not thread-safe.
+// graph size or op names; without any_devices the device count D is fixed by the model.
+// Not thread-safe.
 #pragma once
 
 #include <torch/torch.h>
@@ -30,7 +37,7 @@
 namespace placeto {
 
 struct PolicyConfig {
-  int num_devices = 2;  // D; a model refuses any other D
+  int num_devices = 2;  // D; a model refuses any other D unless features.any_devices
   int hidden = 16;      // embedding width H
   MessagePassing message_passing = MessagePassing::kRadial;
   int rounds = 8;                    // rounds of the radial variant
@@ -62,7 +69,8 @@ class PolicyNetImpl : public torch::nn::Module {
   explicit PolicyNetImpl(const PolicyConfig& config);
 
   // x: float [T, N, F]; current: int64 [T] (the current node of each step).
-  // Returns logits [T, D].  Throws InputError when F does not match the model's D.
+  // Returns logits [T, D].  Throws InputError when F does not match the model's D (with
+  // any_devices: when F is not the node columns plus a whole number of devices' columns).
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& current,
                         const GraphTensors& gt);
   // Logits [T, D] and values [T] from one pass.  REQUIRES: config().value_head.
@@ -74,8 +82,12 @@ class PolicyNetImpl : public torch::nn::Module {
   torch::Tensor embed(const torch::Tensor& x, const GraphTensors& gt);
 
   const PolicyConfig& config() const { return config_; }
-  int feature_width() const {
-    return placeto::feature_width(config_.features, config_.num_devices);
+  int feature_width() const { return feature_width(config_.num_devices); }
+  // The feature width for a cluster of `devices` devices.
+  int feature_width(int devices) const { return placeto::feature_width(config_.features, devices); }
+  // The device counts the network can place: its own, or any with features.any_devices.
+  bool places(int devices) const {
+    return config_.features.any_devices ? devices >= 1 : devices == config_.num_devices;
   }
 
  private:
@@ -96,6 +108,7 @@ class PolicyNetImpl : public torch::nn::Module {
   torch::nn::Linear classifier_hidden{nullptr}, classifier_out{nullptr};
   torch::nn::Linear value_hidden{nullptr}, value_out{nullptr};
   torch::nn::Linear lookahead_hidden{nullptr}, lookahead_out{nullptr};
+  torch::nn::Linear device_mix{nullptr}, device_out{nullptr};  // any_devices
 };
 TORCH_MODULE(PolicyNet);
 

@@ -52,7 +52,8 @@ std::vector<EpisodeRecord> run_episodes(PolicyNet& policy, const GraphTensors& g
   const int k = static_cast<int>(envs.size());
   const int n = envs[0]->graph().num_nodes();
   const int d = envs[0]->num_devices();
-  const int width = policy->feature_width();
+  PLACETO_CHECK(policy->places(d));
+  const int width = policy->feature_width(d);
   const size_t plane = static_cast<size_t>(n) * width;
   std::vector<EpisodeRecord> recs(k);
   double sim_s = 0, policy_s = 0;

@@ -9,6 +9,7 @@
 // placement of that graph (per ONNX node too when the map records origins) and simulated.
 #include <iostream>
 #include <memory>
+#include <vector>
 
 #include "common/error.h"
 #include "common/files.h"
@@ -32,6 +33,7 @@ std::vector<std::string> start_taking_methods() {
 
 struct PlaceArgs {
   std::string graph, method, out, initial, checkpoint;
+  std::vector<std::string> checkpoint_set;
   std::string ungroup, map, fine_out;  // mapping a coarse placement back (all or none)
   PlacerCliArgs placer;
 };
@@ -99,6 +101,9 @@ void run_place(PlaceArgs a) {
     throw InputError("--map and --fine-out are only used with --ungroup ORIGINAL.json");
   check_output_path(a.out, {a.graph, a.ungroup, a.map, a.initial, a.checkpoint, a.placer.cluster});
   a.placer.options.checkpoint = a.checkpoint;
+  if (!a.checkpoint_set.empty() && a.checkpoint.empty())
+    throw InputError("--checkpoint-set needs --checkpoint");
+  a.placer.options.checkpoint_overrides = a.checkpoint_set;
   validate_options(info, a.placer.options, "--method " + a.method);
   const Graph g = load_graph(a.graph);
   const Cluster c = cluster_from_cli(a.placer);
@@ -154,6 +159,9 @@ void register_place_command(CLI::App& app) {
   cmd->add_option("--initial", args->initial, "anneal: start from this placement (JSON)");
   cmd->add_option("--checkpoint", args->checkpoint,
                   "Learned methods: checkpoint file, directory or LATEST");
+  cmd->add_option("--checkpoint-set", args->checkpoint_set,
+                  "Learned methods: KEY=VALUE overrides of how the checkpoint places, e.g. "
+                  "policy.coarse_groups=128 or policy.boundary_sims=0 (repeatable)");
   cmd->add_option("--ungroup", args->ungroup,
                   "--graph is coarse: also write the placement of this original graph and "
                   "simulate it");

@@ -147,7 +147,7 @@ void run_eval(const EvalArgs& a) {
   torch::set_num_threads(1);
   LoadedPolicy policy = load_policy(a.checkpoint);
   const Cluster cluster = resolve_cluster(a.cluster, a.devices, policy.config.devices);
-  if (cluster.num_devices() != policy.config.devices)
+  if (!policy.net->places(cluster.num_devices()))
     throw InputError(policy.path + ": the policy was trained for " +
                      std::to_string(policy.config.devices) + " devices, but evaluation asks for " +
                      std::to_string(cluster.num_devices()));
@@ -202,7 +202,9 @@ int run_eval_command(const std::vector<std::string>& args) {
   ev->add_option("--graphs", ea->graphs, "Family directory (manifest.json) or graph directory")
       ->required();
   ev->add_option("--split", ea->split, "test (default), train or all");
-  ev->add_option("--devices", ea->devices, "Device count (must match the policy)");
+  ev->add_option("--devices", ea->devices,
+                 "Device count (default: the policy's; a policy trained with policy.any_devices "
+                 "places any count)");
   ev->add_option("--cluster", ea->cluster, "Cluster description (YAML)");
   ev->add_option("--samples", ea->samples, "Best of k sampled placements (default 8)")
       ->check(CLI::Range(1, 100000));

@@ -12,7 +12,16 @@
 
 namespace placeto {
 
-LoadedPolicy load_policy(const std::string& path) {
+HierarchyOptions hierarchy_options(const TrainConfig& c) {
+  HierarchyOptions h;
+  h.above = c.policy.coarse_above;
+  h.groups = c.policy.coarse_groups;
+  h.boundary_sims = c.policy.boundary_sims;
+  h.fine_rewards = c.policy.fine_rewards;
+  return h;
+}
+
+LoadedPolicy load_policy(const std::string& path, const std::vector<std::string>& overrides) {
   std::string file;
   const CheckpointData data = read_checkpoint_any(path, &file);
   if (data.model.count("scorer/w1") > 0)
@@ -21,7 +30,7 @@ LoadedPolicy load_policy(const std::string& path) {
                      "--method scorer-greedy, policy-search or auto");
   LoadedPolicy lp;
   lp.path = file;
-  lp.config = parse_train_config(data.config_yaml, file + " (/meta config_yaml)", {});
+  lp.config = parse_train_config(data.config_yaml, file + " (/meta config_yaml)", overrides);
   lp.net = PolicyNet(make_policy_config(lp.config));
   std::vector<float> params = params_from_checkpoint(data, param_layout(lp.net), file);
   set_flat_params(lp.net, params);
@@ -31,7 +40,7 @@ LoadedPolicy load_policy(const std::string& path) {
 
 PolicyPlacement place_with_policy(LoadedPolicy& policy, const Graph& g, const Cluster& cluster,
                                   int samples, uint64_t seed) {
-  if (cluster.num_devices() != policy.config.devices)
+  if (!policy.net->places(cluster.num_devices()))
     throw InputError(policy.path + ": the policy was trained for " +
                      std::to_string(policy.config.devices) + " devices, but the cluster has " +
                      std::to_string(cluster.num_devices()) +
@@ -42,21 +51,23 @@ PolicyPlacement place_with_policy(LoadedPolicy& policy, const Graph& g, const Cl
 
 PolicyPlacement place_with_net(PolicyNet& net, const TrainConfig& config, const Graph& g,
                                const Cluster& cluster, int samples, uint64_t seed) {
-  PLACETO_CHECK_EQ(cluster.num_devices(), config.devices);
+  PLACETO_CHECK(net->places(cluster.num_devices()));
   return place_with_network(net, config.env,
                             config.policy.message_passing == MessagePassing::kSweep, g, cluster,
-                            samples, seed);
+                            samples, seed, hierarchy_options(config));
 }
 
 namespace {
 
-LearnedPlacerSetup setup_from_checkpoint(const std::string& checkpoint) {
-  LoadedPolicy p = load_policy(checkpoint);
+LearnedPlacerSetup setup_from_checkpoint(const std::string& checkpoint,
+                                         const std::vector<std::string>& overrides) {
+  LoadedPolicy p = load_policy(checkpoint, overrides);
   LearnedPlacerSetup s;
   s.net = p.net;
   s.env = p.config.env;
   s.sweep = p.config.policy.message_passing == MessagePassing::kSweep;
   s.devices = p.config.devices;
+  s.hierarchy = hierarchy_options(p.config);
   s.source = p.path;
   return s;
 }
@@ -65,9 +76,12 @@ LearnedPlacerSetup setup_from_checkpoint(const std::string& checkpoint) {
 
 std::unique_ptr<Placer> make_policy_placer_by_name(const std::string& name,
                                                    const PlacerOptions& options) {
-  if (name == "policy") return make_policy_placer(setup_from_checkpoint(options.checkpoint));
+  if (name == "policy")
+    return make_policy_placer(
+        setup_from_checkpoint(options.checkpoint, options.checkpoint_overrides));
   if (name == "policy+anneal")
-    return make_policy_anneal_placer(setup_from_checkpoint(options.checkpoint));
+    return make_policy_anneal_placer(
+        setup_from_checkpoint(options.checkpoint, options.checkpoint_overrides));
   throw std::logic_error("make_policy_placer_by_name: no placer '" + name + "'");
 }
 

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "actors/policy.h"
 #include "actors/policy_placer.h"
@@ -22,7 +23,12 @@ struct LoadedPolicy {
 
 // `path`: a checkpoint file, a checkpoints directory, or its LATEST pointer (the newest intact
 // checkpoint is used).  Throws InputError naming the file.
-LoadedPolicy load_policy(const std::string& path);
+// `overrides`: "key=value" changes of the checkpoint's config (PlacerOptions::
+// checkpoint_overrides).
+LoadedPolicy load_policy(const std::string& path, const std::vector<std::string>& overrides = {});
+
+// The hierarchical-placement settings of a checkpoint's config (policy.coarse_above, ...).
+HierarchyOptions hierarchy_options(const TrainConfig& c);
 
 // Places `g` zero-shot (place_with_network): the greedy episode, and when samples > 1 also
 // samples - 1 sampled episodes, keeping the best placement seen (feasible first).  Throws

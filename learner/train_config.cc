@@ -13,6 +13,14 @@
 
 namespace placeto {
 
+bool parse_device_count(const std::string& text, int* count) {
+  if (text.empty() || text.size() > 9 ||
+      !std::all_of(text.begin(), text.end(), [](char ch) { return ch >= '0' && ch <= '9'; }))
+    return false;
+  *count = std::stoi(text);
+  return true;
+}
+
 namespace {
 
 const std::vector<std::string> kTopKeys = {"family_dir",
@@ -45,10 +53,12 @@ const std::vector<std::string> kTopKeys = {"family_dir",
                                            "collective_timeout_s",
                                            "log_level",
                                            "policy",
-                                           "env"};
+                                           "env",
+                                           "cluster_mix"};
 const std::vector<std::string> kPolicyKeys = {
-    "hidden",     "message_passing", "rounds",    "parallel_aggregation",
-    "parallel_k", "with_memory",     "lookahead", "memory_features"};
+    "hidden",        "message_passing", "rounds",          "parallel_aggregation", "parallel_k",
+    "with_memory",   "lookahead",       "memory_features", "any_devices",          "coarse_above",
+    "coarse_groups", "boundary_sims",   "fine_rewards"};
 const std::vector<std::string> kEnvKeys = {"start",
                                            "order",
                                            "memory_penalty_s_per_gb",
@@ -131,6 +141,11 @@ TrainConfig parse_train_config(const std::string& yaml_text, const std::string& 
   p.get("with_memory", &c.policy.with_memory);
   p.get("lookahead", &c.policy.lookahead);
   p.get("memory_features", &c.policy.memory_features);
+  p.get("any_devices", &c.policy.any_devices);
+  p.get("coarse_above", &c.policy.coarse_above);
+  p.get("coarse_groups", &c.policy.coarse_groups);
+  p.get("boundary_sims", &c.policy.boundary_sims);
+  p.get("fine_rewards", &c.policy.fine_rewards);
   YamlField e = f.at("env");
   e.check_keys(kEnvKeys);
   if (e.has("start")) c.env.start = parse_episode_start(e.at("start").as_string(), source);
@@ -158,6 +173,12 @@ TrainConfig parse_train_config(const std::string& yaml_text, const std::string& 
                      m.at(i).as_string() + "'");
       c.memory_factors.push_back(x);
     }
+  }
+  if (f.has("cluster_mix")) {
+    YamlField m = f.at("cluster_mix");
+    if (!m.is_sequence())
+      m.fail("must be a list of device counts or cluster files, e.g. [2, 4, 8, cluster.yaml]");
+    for (size_t i = 0; i < m.size(); ++i) c.cluster_mix.push_back(m.at(i).as_string());
   }
   if (e.has("start_seed")) c.env.start_seed = static_cast<uint64_t>(e.at("start_seed").as_int());
 
@@ -210,6 +231,31 @@ TrainConfig parse_train_config(const std::string& yaml_text, const std::string& 
   if (c.policy.memory_features && !c.policy.lookahead)
     bad("policy.memory_features",
         "true needs policy.lookahead: true (its columns are what-if columns)");
+  if (c.policy.any_devices && !c.policy.lookahead)
+    bad("policy.any_devices",
+        "true needs policy.lookahead: true (devices are scored from their "
+        "what-if and device columns)");
+  if (c.policy.coarse_above < 0) bad("policy.coarse_above", "must be >= 0 (0: never coarsen)");
+  if (c.policy.coarse_groups < 1 || c.policy.coarse_groups > 65536)
+    bad("policy.coarse_groups",
+        "must be in [1, 65536], got " + std::to_string(c.policy.coarse_groups));
+  if (c.policy.boundary_sims < 0) bad("policy.boundary_sims", "must be >= 0 (0: no pass)");
+  for (size_t i = 0; i < c.cluster_mix.size(); ++i) {
+    const std::string& entry = c.cluster_mix[i];
+    const std::string field = "cluster_mix[" + std::to_string(i) + "]";
+    int count = 0;
+    if (parse_device_count(entry, &count)) {
+      if (count < 1 || count > 1024)
+        bad(field, "a device count must be in [1, 1024], got " + entry);
+      if (count != c.devices && !c.policy.any_devices)
+        bad(field, entry +
+                       " devices needs policy.any_devices: true (the network has one logit "
+                       "per device, " +
+                       std::to_string(c.devices) + ")");
+    } else if (!c.policy.any_devices) {
+      bad(field, "'" + entry + "': a cluster file needs policy.any_devices: true");
+    }
+  }
   const bool capped =
       std::any_of(c.memory_factors.begin(), c.memory_factors.end(), [](double x) { return x > 0; });
   if (capped && c.env.memory_penalty_s_per_gb > 0)
@@ -258,6 +304,8 @@ std::string train_config_to_yaml(const TrainConfig& c) {
   out << YAML::Key << "comm" << YAML::Value << enum_name(c.comm, kCommBackendNames);
   out << YAML::Key << "collective_timeout_s" << YAML::Value << c.collective_timeout_s;
   out << YAML::Key << "log_level" << YAML::Value << c.log_level;
+  if (!c.cluster_mix.empty())
+    out << YAML::Key << "cluster_mix" << YAML::Value << YAML::Flow << c.cluster_mix;
   out << YAML::Key << "policy" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "hidden" << YAML::Value << c.policy.hidden;
   out << YAML::Key << "message_passing" << YAML::Value
@@ -268,6 +316,11 @@ std::string train_config_to_yaml(const TrainConfig& c) {
   out << YAML::Key << "with_memory" << YAML::Value << c.policy.with_memory;
   out << YAML::Key << "lookahead" << YAML::Value << c.policy.lookahead;
   out << YAML::Key << "memory_features" << YAML::Value << c.policy.memory_features;
+  out << YAML::Key << "any_devices" << YAML::Value << c.policy.any_devices;
+  out << YAML::Key << "coarse_above" << YAML::Value << c.policy.coarse_above;
+  out << YAML::Key << "coarse_groups" << YAML::Value << c.policy.coarse_groups;
+  out << YAML::Key << "boundary_sims" << YAML::Value << c.policy.boundary_sims;
+  out << YAML::Key << "fine_rewards" << YAML::Value << c.policy.fine_rewards;
   out << YAML::EndMap;
   out << YAML::Key << "env" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "start" << YAML::Value << episode_start_name(c.env.start);
@@ -286,9 +339,17 @@ std::string train_config_to_yaml(const TrainConfig& c) {
 }
 
 Cluster cluster_for_graph(const TrainConfig& c, const Cluster& cluster, const Graph& g, size_t i) {
-  if (c.memory_factors.empty()) return cluster;
+  Cluster base = cluster;
+  if (!c.cluster_mix.empty()) {
+    const size_t every = std::max<size_t>(1, c.memory_factors.size());
+    const std::string& entry = c.cluster_mix[(i / every) % c.cluster_mix.size()];
+    int count = 0;
+    base =
+        parse_device_count(entry, &count) ? resolve_cluster("", count) : resolve_cluster(entry, 0);
+  }
+  if (c.memory_factors.empty()) return base;
   const double factor = c.memory_factors[i % c.memory_factors.size()];
-  return factor > 0 ? with_balanced_capacity(cluster, g, factor) : cluster;
+  return factor > 0 ? with_balanced_capacity(base, g, factor) : base;
 }
 
 }  // namespace placeto

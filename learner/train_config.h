@@ -29,6 +29,17 @@ struct PolicyOptions {
   // Two more what-if columns per device (actors/features.h): the device's headroom after the
   // move and the change of the total relative overflow.  Requires lookahead.
   bool memory_features = false;
+  // One network for any device count and cluster (actors/features.h, actors/policy.h): devices
+  // are described by columns, not named by logits.  Requires lookahead.
+  bool any_devices = false;
+  // Hierarchical placement of graphs above coarse_above ops (0: never): the network places at
+  // most coarse_groups groups, then the boundary pass spends at most boundary_sims whole-graph
+  // simulations (HierarchyOptions, actors/policy_placer.h).  Checkpoints written before these
+  // keys get the defaults.
+  int coarse_above = 512;
+  int coarse_groups = 64;
+  int boundary_sims = 4096;
+  bool fine_rewards = true;  // HierarchyOptions::fine_rewards
 };
 
 // The baseline subtracted from returns (key `baseline`).  kWindow: b_t = mean return at step
@@ -95,11 +106,21 @@ struct TrainConfig {
   // balanced share (with_balanced_capacity of sim/placers/memory.h); a factor of 0 leaves
   // that graph's cluster as configured.  Empty (the default): every graph on the cluster.
   std::vector<double> memory_factors;
+  // Key cluster_mix: train graph i (and test graph i in the periodic evaluation) runs on entry
+  // (i / max(1, |memory_factors|)) % n, each entry a device count ("4": that many devices of
+  // the default profile) or a cluster YAML file, so that both memory factors meet every
+  // cluster.  Counts other than `devices` need policy.any_devices.  Empty: every graph on the
+  // configured cluster.
+  std::vector<std::string> cluster_mix;
 };
 
-// The cluster of graph i of a split: `cluster` capped by memory_factors[i % n] when that
-// factor is > 0 (TrainConfig::memory_factors), else `cluster` itself.
+// The cluster of graph i of a split: the cluster_mix entry of graph i (TrainConfig::cluster_mix)
+// or `cluster` when there is none, capped by memory_factors[i % n] when that factor is > 0
+// (TrainConfig::memory_factors).
 Cluster cluster_for_graph(const TrainConfig& c, const Cluster& cluster, const Graph& g, size_t i);
+
+// True when `text` is a device count (digits only) of cluster_mix; sets *count.
+bool parse_device_count(const std::string& text, int* count);
 
 // Reads `path`, applies `overrides` ("a.b=value"), validates.  Throws InputError.
 TrainConfig load_train_config(const std::string& path, const std::vector<std::string>& overrides);

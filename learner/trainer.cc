@@ -26,6 +26,7 @@ PolicyConfig make_policy_config(const TrainConfig& c) {
   p.features.with_memory = c.policy.with_memory;
   p.features.lookahead = c.policy.lookahead;
   p.features.memory_features = c.policy.memory_features;
+  p.features.any_devices = c.policy.any_devices;
   p.value_head = c.algorithm == Algorithm::kPpo;
   return p;
 }
@@ -75,13 +76,21 @@ Trainer::Trainer(TrainConfig config, std::vector<NamedGraph> train, Cluster clus
   const bool levels = config_.policy.message_passing == MessagePassing::kSweep;
   for (size_t i = 0; i < train_.size(); ++i)
     clusters_.push_back(cluster_for_graph(config_, cluster_, train_[i].graph, i));
+  const int above = config_.policy.coarse_above;
   for (size_t i = 0; i < train_.size(); ++i) {
     const Graph& g = train_[i].graph;
-    tensors_.push_back(make_graph_tensors(g, levels));
+    coarse_.push_back(above > 0 && g.num_nodes() > above
+                          ? std::make_unique<CoarseGraph>(coarsen(g, config_.policy.coarse_groups))
+                          : nullptr);
+    if (coarse_.back() && config_.imitation_iterations > 0)
+      throw InputError("train graph '" + train_[i].name + "' has " + std::to_string(g.num_nodes()) +
+                       " ops, above policy.coarse_above (" + std::to_string(above) +
+                       "): imitation (imitation_iterations) needs graphs that are placed whole");
+    tensors_.push_back(make_graph_tensors(coarse_.back() ? coarse_.back()->graph : g, levels));
     // A pool of environments per graph, filled up to episodes_per_iteration on first use; its
     // first one is made here, since its order gives the graph's episode length.
     envs_.emplace_back();
-    envs_.back().push_back(std::make_unique<PlacementEnv>(g, clusters_[i], config_.env));
+    envs_.back().push_back(make_env(i));
     max_steps_ = std::max(max_steps_, static_cast<int>(envs_.back().front()->order().size()));
   }
   if (config_.imitation_iterations > 0)
@@ -94,6 +103,13 @@ Trainer::Trainer(TrainConfig config, std::vector<NamedGraph> train, Cluster clus
   state_.world_size = comm_.size();
   state_.lr_from_value = config_.lr;
   state_.lr_to_iteration = config_.iterations;
+}
+
+std::unique_ptr<PlacementEnv> Trainer::make_env(size_t i) const {
+  if (!coarse_[i])
+    return std::make_unique<PlacementEnv>(train_[i].graph, clusters_[i], config_.env);
+  return std::make_unique<PlacementEnv>(coarse_[i]->graph, clusters_[i], config_.env,
+                                        FineView{&train_[i].graph, &coarse_[i]->group});
 }
 
 TrainerState Trainer::state() {
@@ -171,8 +187,7 @@ IterationStats Trainer::iterate() {
   // One graph per rank and iteration; its k episodes run in lockstep (batched forward).
   const int gi = static_cast<int>(rng() % train_.size());
   auto& pool = envs_[gi];
-  while (static_cast<int>(pool.size()) < k)
-    pool.push_back(std::make_unique<PlacementEnv>(train_[gi].graph, clusters_[gi], config_.env));
+  while (static_cast<int>(pool.size()) < k) pool.push_back(make_env(static_cast<size_t>(gi)));
   std::vector<PlacementEnv*> batch;
   for (int e = 0; e < k; ++e) batch.push_back(pool[e].get());
   const bool imitate = it < config_.imitation_iterations;

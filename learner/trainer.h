@@ -21,6 +21,7 @@
 #include "common/comm/comm.h"
 #include "learner/baselines.h"
 #include "learner/train_config.h"
+#include "sim/coarsen.h"
 #include "sim/graph_set.h"
 #include "training/adam.h"
 
@@ -68,7 +69,10 @@ PolicyConfig make_policy_config(const TrainConfig& c);
 
 class Trainer {
  public:
-  // Train graph i runs on cluster_for_graph(config, cluster, graph, i) (train_config.h).
+  // Train graph i runs on cluster_for_graph(config, cluster, graph, i) (train_config.h).  A
+  // train graph above policy.coarse_above ops is coarsened to at most policy.coarse_groups
+  // groups: its episodes place the groups, with rewards simulated on the graph itself
+  // (FineView, actors/environment.h).
   Trainer(TrainConfig config, std::vector<NamedGraph> train, Cluster cluster, Communicator& comm);
 
   // Runs until `config.iterations` are done or `stop()` returns true at an iteration
@@ -92,6 +96,8 @@ class Trainer {
 
  private:
   IterationStats iterate();
+  // A new environment of train graph i (on its coarse graph when it has one).
+  std::unique_ptr<PlacementEnv> make_env(size_t i) const;
 
   TrainConfig config_;
   std::vector<NamedGraph> train_;
@@ -101,7 +107,8 @@ class Trainer {
   std::vector<Cluster> clusters_;
   Communicator& comm_;
   PolicyNet policy_{nullptr};
-  PolicyNet ref_policy_{nullptr};  // the KL term's warm-start policy, frozen
+  PolicyNet ref_policy_{nullptr};                     // the KL term's warm-start policy, frozen
+  std::vector<std::unique_ptr<CoarseGraph>> coarse_;  // per train graph; null below coarse_above
   std::vector<GraphTensors> tensors_;
   std::vector<std::vector<std::unique_ptr<PlacementEnv>>> envs_;  // per graph
   Adam adam_;

@@ -172,10 +172,13 @@ int topo_renumber(const Graph& g, std::vector<int32_t>* group) {
   return k;
 }
 
-}  // namespace
-
-CoarseGraph coarsen(const Graph& g, int max_nodes) {
+// The contraction over the whole graph (coarsen() below kWindowOps ops).  With `label` (one
+// per op), only ops of equal labels share a group, and the result may keep more than
+// max_nodes groups when no two groups of one label can merge.
+CoarseGraph coarsen_whole(const Graph& g, int max_nodes,
+                          const std::vector<int32_t>* label = nullptr) {
   PLACETO_CHECK_GE(max_nodes, 1);
+  auto apart = [&](int a, int b) { return label && (*label)[a] != (*label)[b]; };
   const int n = g.num_nodes();
   Contraction c(g);
   double cap = g.total_cost_us() / max_nodes;
@@ -194,6 +197,7 @@ CoarseGraph coarsen(const Graph& g, int max_nodes) {
       if (!c.alive(cand.a) || !c.alive(cand.b) || c.version(cand.a) != cand.va ||
           c.version(cand.b) != cand.vb)
         continue;
+      if (apart(cand.a, cand.b)) continue;
       if (c.cost(cand.a) + c.cost(cand.b) > cap) continue;
       if (c.other_path(cand.a, cand.b)) continue;
       c.merge(cand.a, cand.b);
@@ -216,10 +220,13 @@ CoarseGraph coarsen(const Graph& g, int max_nodes) {
       std::vector<int> rep(k, -1);
       for (int v = 0; v < n; ++v)
         if (rep[labels[v]] < 0) rep[labels[v]] = c.find(v);
-      int best = 0;
-      for (int i = 1; i + 1 < k; ++i)
-        if (c.cost(rep[i]) + c.cost(rep[i + 1]) < c.cost(rep[best]) + c.cost(rep[best + 1]))
+      int best = -1;
+      for (int i = 0; i + 1 < k; ++i)
+        if (!apart(rep[i], rep[i + 1]) &&
+            (best < 0 ||
+             c.cost(rep[i]) + c.cost(rep[i + 1]) < c.cost(rep[best]) + c.cost(rep[best + 1])))
           best = i;
+      if (best < 0) break;  // every pair of consecutive groups has two labels
       c.merge(rep[best], rep[best + 1]);
     }
     if (!merged) cap *= 2;
@@ -228,6 +235,104 @@ CoarseGraph coarsen(const Graph& g, int max_nodes) {
   const int k = topo_renumber(g, &group);
   PLACETO_CHECK_GT(k, 0);
   return build_coarse_graph(g, group, k);
+}
+
+// The ops at positions [lo, hi) of g's topological order as a graph of their own (node i is
+// order[lo + i]), with the edges between them.
+Graph window_graph(const Graph& g, int lo, int hi) {
+  const auto& order = g.topo_order();
+  std::vector<int> local(static_cast<size_t>(g.num_nodes()), -1);
+  GraphBuilder b(g.name());
+  for (int i = lo; i < hi; ++i) {
+    const NodeId v = order[i];
+    local[v] = i - lo;
+    std::vector<int64_t> outs(static_cast<size_t>(g.num_outputs(v)));
+    for (int k = 0; k < g.num_outputs(v); ++k) outs[k] = g.out_bytes(v, k);
+    b.add_node(std::to_string(i - lo), g.op_type(v), g.cost_us(v), std::move(outs),
+               g.param_bytes(v));
+  }
+  for (int i = lo; i < hi; ++i) {
+    const NodeId v = order[i];
+    for (int c = g.child_begin(v); c < g.child_end(v); ++c) {
+      const EdgeId e = g.child_edges()[c];
+      const int t = local[g.edge_dst(e)];
+      if (t >= 0) b.add_edge(local[v], t, g.edge_out(e));
+    }
+  }
+  return b.build();
+}
+
+}  // namespace
+
+namespace {
+
+// One level of coarsen() above kCoarsenWindowOps ops: windows of the topological order, each
+// contracted on its own.  Every edge between two windows goes forward in the order, so no
+// path can leave a window and come back, and the groups of all windows together stay
+// acyclic.  Each window gets its share of max_nodes by op count (at least one group).
+// Returns one group id per op.
+std::vector<int32_t> coarsen_windows(const Graph& g, int max_nodes, int* groups,
+                                     const std::vector<int32_t>* label) {
+  const int n = g.num_nodes();
+  const int windows = std::min(max_nodes, (n + kCoarsenWindowOps - 1) / kCoarsenWindowOps);
+  std::vector<int32_t> group(static_cast<size_t>(n));
+  const auto& order = g.topo_order();
+  int32_t next = 0;
+  for (int w = 0; w < windows; ++w) {
+    const int lo = static_cast<int>(static_cast<int64_t>(w) * n / windows);
+    const int hi = static_cast<int>(static_cast<int64_t>(w + 1) * n / windows);
+    const int share =
+        std::max(1, static_cast<int>(static_cast<int64_t>(max_nodes) * (hi - lo) / n));
+    std::vector<int32_t> part_label;
+    if (label)
+      for (int i = lo; i < hi; ++i) part_label.push_back((*label)[order[i]]);
+    const CoarseGraph part =
+        coarsen_whole(window_graph(g, lo, hi), share, label ? &part_label : nullptr);
+    for (int i = lo; i < hi; ++i) group[order[i]] = next + part.group[i - lo];
+    next += part.graph.num_nodes();
+  }
+  *groups = next;
+  return group;
+}
+
+}  // namespace
+
+CoarseGraph coarsen(const Graph& g, int max_nodes, const std::vector<int32_t>* label) {
+  PLACETO_CHECK_GE(max_nodes, 1);
+  const int n = g.num_nodes();
+  if (label) PLACETO_CHECK_EQ(label->size(), static_cast<size_t>(n));
+  if (n <= kCoarsenWindowOps || max_nodes >= n) return coarsen_whole(g, max_nodes, label);
+  // Multilevel: each level shrinks the graph of the level before by at most
+  // kCoarsenLevelFactor, window by window, until the whole graph fits one window; then one
+  // contraction of the whole to max_nodes.  Group ids compose across the levels.
+  std::vector<int32_t> group(static_cast<size_t>(n));
+  for (int v = 0; v < n; ++v) group[v] = v;
+  CoarseGraph level{g, group};
+  std::vector<int32_t> level_label;
+  if (label) level_label = *label;
+  while (level.graph.num_nodes() > max_nodes) {
+    const int m = level.graph.num_nodes();
+    const std::vector<int32_t>* lab = label ? &level_label : nullptr;
+    CoarseGraph next;
+    if (m <= kCoarsenWindowOps) {
+      next = coarsen_whole(level.graph, max_nodes, lab);
+    } else {
+      int k = 0;
+      const std::vector<int32_t> ids =
+          coarsen_windows(level.graph, std::max(max_nodes, m / kCoarsenLevelFactor), &k, lab);
+      next = build_coarse_graph(level.graph, ids, k);
+    }
+    if (label) {
+      std::vector<int32_t> next_label(static_cast<size_t>(next.graph.num_nodes()));
+      for (int v = 0; v < m; ++v) next_label[next.group[v]] = level_label[v];
+      level_label = std::move(next_label);
+    }
+    for (int32_t& x : group) x = next.group[x];
+    const bool stuck = next.graph.num_nodes() == m;  // labels allow no merge
+    level = std::move(next);
+    if (stuck) break;
+  }
+  return build_coarse_graph(g, group, level.graph.num_nodes());
 }
 
 CoarseGraph chunk_topological(const Graph& g, int k) {

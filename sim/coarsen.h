@@ -18,12 +18,24 @@ struct CoarseGraph {
   std::vector<int32_t> group;  // per original op: its node in `graph`
 };
 
+// Graphs above this many ops are coarsened window by window, level by level (coarsen()).
+inline constexpr int kCoarsenWindowOps = 1024;
+inline constexpr int kCoarsenLevelFactor = 8;
+
 // Groups ops by greedy contraction of edges in order of bytes carried per microsecond of
 // compute of the two groups, under a cost cap that starts at total cost / K and doubles when
 // no merge fits; a merge is taken only if
 // the group graph stays acyclic.  When no edge can be contracted, consecutive groups of a
-// topological order are merged (always acyclic).  REQUIRES: max_nodes >= 1.
-CoarseGraph coarsen(const Graph& g, int max_nodes);
+// topological order are merged (always acyclic).  Above kCoarsenWindowOps ops it is
+// multilevel: each level cuts the topological order of the graph so far into windows of at
+// most that many ops and contracts each window alone to its share of 1/kCoarsenLevelFactor of
+// its ops (an acyclic check inside a window costs the window's size, not the graph's), until
+// the groups fit one window; the last level contracts them to max_nodes.  The time grows
+// linearly with the graph.  With `label` (one per op; e.g. the devices of a placement), ops of
+// different labels never share a group, so a placement constant on the labels is one of the
+// coarse graph's; then more than max_nodes groups may remain, when no two groups of one label
+// can merge.  REQUIRES: max_nodes >= 1.
+CoarseGraph coarsen(const Graph& g, int max_nodes, const std::vector<int32_t>* label = nullptr);
 
 // The naive baseline: the topological order cut into `k` runs of (nearly) equal op counts.
 CoarseGraph chunk_topological(const Graph& g, int k);

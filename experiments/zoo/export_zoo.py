@@ -10,6 +10,9 @@ Writes OUT_DIR/<model>.onnx for
                    GELU) under a causal mask, a final LayerNorm and a language-model head
                    (GPT-2's vocabulary, 50257); sequence 128, batch 8
   gptN             the same with N layers (e.g. gpt2, the CI test's variant)
+  gptNwD           N layers of width D (heads D / 64, feed-forward 4 D): the deep, narrow
+                   decoders of the scale benchmark (issue #34), e.g. gpt450w128, about 50k
+                   training ops whose parameters fit a small machine
   resnet152, inception_v3, googlenet, vit_b_16   torchvision, weights=None
 Nothing is downloaded and no weights are written (export_params=False: the parameters
 become graph inputs with shapes, which `placeto import` takes as parameters; docs/IMPORT.md).
@@ -64,9 +67,13 @@ def build(name):
     """The PyTorch model `name` and its example input."""
     torch.manual_seed(0)
     tv = torchvision.models
-    m = re.fullmatch(r"gpt(\d+)", name)
+    m = re.fullmatch(r"gpt(\d+)(?:w(\d+))?", name)
     if m:
-        return Decoder(int(m.group(1))), torch.zeros(SEQUENCE, DECODER_BATCH, dtype=torch.long)
+        width = int(m.group(2) or 768)
+        if width % 64:
+            raise SystemExit("%s: the width must be a multiple of 64 (heads of 64)" % name)
+        decoder = Decoder(int(m.group(1)), d_model=width, heads=width // 64)
+        return decoder, torch.zeros(SEQUENCE, DECODER_BATCH, dtype=torch.long)
     if name == "resnet152":
         return tv.resnet152(weights=None), torch.randn(1, 3, 224, 224)
     if name == "inception_v3":
@@ -77,7 +84,7 @@ def build(name):
         return model, torch.randn(1, 3, 224, 224)
     if name == "vit_b_16":
         return tv.vit_b_16(weights=None), torch.randn(1, 3, 224, 224)
-    raise SystemExit("unknown model %s (gptN, resnet152, inception_v3, googlenet, vit_b_16)"
+    raise SystemExit("unknown model %s (gptN, gptNwD, resnet152, inception_v3, googlenet, vit_b_16)"
                      % name)
 
 

@@ -22,7 +22,9 @@ onnx=$out/onnx
 declare -A flags=(
   [gpt12]="" [gpt48]=""
   [resnet152]="--batch 32" [inception_v3]="--batch 32" [googlenet]="--batch 32"
-  [vit_b_16]="--batch 32 --inputs input")
+  [vit_b_16]="--batch 32 --inputs input"
+  # The scale benchmark's deep, narrow decoders (issue #34; not in the default list).
+  [gpt180w128]="" [gpt450w128]="")
 models=("$@")
 ((${#models[@]})) || models=(gpt12 gpt48 resnet152 inception_v3 googlenet vit_b_16)
 mkdir -p "$onnx" "$out/single"

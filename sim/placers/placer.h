@@ -61,6 +61,10 @@ struct PlacerOptions {
   bool move_groups_only = false;
   // Learned placers (registry: needs_checkpoint): the checkpoint file, directory or LATEST.
   std::string checkpoint;
+  // Learned placers: "key=value" overrides of the checkpoint's config that change how it
+  // places, not its network (e.g. policy.coarse_groups=128); a key that changes the network
+  // fails when the parameters are read.
+  std::vector<std::string> checkpoint_overrides;
   // When set, a search writes what it spent here, and a placer that falls back to another's
   // answer says so in `note`.  Not part of the result.
   PlacerStats* stats = nullptr;

@@ -62,10 +62,12 @@ bool better_placement(const PlacementEvaluation& a, const PlacementEvaluation& b
 }
 
 ClassicalReference classical_reference(const Graph& g, const Cluster& c,
-                                       const PlacerOptions& options) {
+                                       const PlacerOptions& options,
+                                       const std::vector<std::string>& skip) {
   ClassicalReference ref;
   ref.lower_bound_us = runtime_lower_bound_us(g, c);
   for (const std::string& name : fast_placer_names()) {
+    if (std::find(skip.begin(), skip.end(), name) != skip.end()) continue;
     const PlacerInfo& info = placer_info(name);
     const PlacerOptions o = options_for(info, options);
     ref.runs.push_back(run_placer(*info.make(o), g, c, o));
@@ -81,10 +83,11 @@ ClassicalReference classical_reference(const Graph& g, const Cluster& c,
   return ref;
 }
 
-Placement best_fast_placement(const Graph& g, const Cluster& c, const PlacerOptions& options) {
+Placement best_fast_placement(const Graph& g, const Cluster& c, const PlacerOptions& options,
+                              const std::vector<std::string>& skip) {
   PlacerOptions o = options;
   o.stats = nullptr;
-  return classical_reference(g, c, o).best_run().placement;
+  return classical_reference(g, c, o, skip).best_run().placement;
 }
 
 void validate_specs(const std::vector<MethodSpec>& specs) {

@@ -42,8 +42,10 @@ struct ClassicalReference {
   const PlacerRun& best_run() const { return runs[best]; }
   const PlacerRun& single_run() const { return runs[single]; }
 };
+// `skip`: fast placers left out (search_start's large timed graphs).
 ClassicalReference classical_reference(const Graph& graph, const Cluster& cluster,
-                                       const PlacerOptions& options);
+                                       const PlacerOptions& options,
+                                       const std::vector<std::string>& skip = {});
 
 // One row of a table.
 struct MethodSpec {

@@ -78,8 +78,9 @@ std::unique_ptr<Placer> make_placer(const std::string& name,
 // The best placement of the fast placers run with `options`, by the rule of protocol.h (the
 // memory rule of memory_rule.h: feasible first, then the least overflow, then fastest; ties by
 // registry order): the "best" method, every search's default start and the episode start
-// "placer:best".
+// "placer:best".  `skip`: fast placers left out (never `single`).
 Placement best_fast_placement(const Graph& graph, const Cluster& cluster,
-                              const PlacerOptions& options);
+                              const PlacerOptions& options,
+                              const std::vector<std::string>& skip = {});
 
 }  // namespace placeto

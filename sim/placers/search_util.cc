@@ -17,7 +17,14 @@ double search_score(const SimResult& r, const Cluster& c) {
 Placement search_start(const Graph& g, const Cluster& c, const PlacerOptions& o,
                        const char* method) {
   const int n = g.num_nodes();
-  Placement p = o.initial ? *o.initial : best_fast_placement(g, c, o);
+  const bool skip = !o.initial && o.time_ms > 0 && n > kTimedStartSkipOps;
+  Placement p = o.initial ? *o.initial
+                          : best_fast_placement(g, c, o,
+                                                skip ? std::vector<std::string>{"m-etf"}
+                                                     : std::vector<std::string>{});
+  if (skip && o.stats)
+    o.stats->note += std::string(o.stats->note.empty() ? "" : "; ") + "start without m-etf (" +
+                     std::to_string(n) + " ops, timed)";
   if (p.num_devices != c.num_devices() || static_cast<int>(p.device.size()) != n)
     throw InputError(std::string(method) + ": the initial placement is for " +
                      std::to_string(p.num_devices) + " devices and " +

@@ -19,7 +19,11 @@ double search_score(const SimResult& r, const Cluster& c);
 
 // options.initial, or else the best fast placement by the memory rule (a feasible one whenever
 // a fast placer found one) (registry.h best_fast_placement), checked
-// against the graph and cluster; InputError naming `method` otherwise.
+// against the graph and cluster; InputError naming `method` otherwise.  A search given a time
+// (options.time_ms) on a graph above kTimedStartSkipOps ops leaves m-etf out of its start:
+// its list scheduling grows with the square of a wide graph (70 s at 50k ops, where T is
+// typically a minute); options.stats->note says so.
+inline constexpr int kTimedStartSkipOps = 20000;
 Placement search_start(const Graph& g, const Cluster& c, const PlacerOptions& o,
                        const char* method);
 

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "common/error.h"
+#include "sim/coarsen.h"
 #include "sim/placers/memory.h"
 #include "sim/placers/memory_rule.h"
 #include "sim/random_graph.h"
@@ -364,6 +365,43 @@ TEST(Environment, WhatIfMemoryIsTheMovesHeadroomAndOverflowChange) {
 // env.action coarse: each level of env.levels walks groups of sim/coarsen's coarsen() (a
 // level of 1: single ops), coarse to fine; every op is placed once per level and pass, a step
 // moves its whole group, and the best placement is rebuilt across the levels.
+// Episodes on a coarse graph with rewards from the fine graph (FineView): every objective is
+// the fine graph's simulation of the ungrouped placement, on a capped cluster too, and each
+// group starts when its first op starts.
+TEST(Environment, FineViewSimulatesTheGraphTheGroupsCameFrom) {
+  const Graph g = make_random_graph(120, 11);
+  const CoarseGraph coarse = coarsen(g, 16);
+  for (double factor : {0.0, 1.2}) {
+    SCOPED_TRACE(factor);
+    Cluster c = default_cluster(3);
+    if (factor > 0) c = with_balanced_capacity(c, g, factor);
+    PlacementEnv env(coarse.graph, c, EnvConfig{}, FineView{&g, &coarse.group});
+    EXPECT_EQ(&env.simulated_graph(), &g);
+    std::mt19937_64 rng(3), moves(5);
+    env.reset(rng);
+    Simulator fine(g, c);
+    fine.set_compute_memory(true);
+    while (!env.done()) {
+      std::vector<double> what_if;
+      env.what_if_devices(&what_if);
+      const int d = static_cast<int>(moves() % 3);
+      env.step(d);
+      const SimResult& r = fine.simulate(ungroup(coarse, env.placement()));
+      EXPECT_DOUBLE_EQ(env.current_runtime_us(), r.runtime_us);
+      EXPECT_DOUBLE_EQ(env.objective_us(), what_if[static_cast<size_t>(d)]);
+      if (factor > 0) {
+        EXPECT_EQ(env.last_sim().peak_mem_bytes, r.peak_mem_bytes);
+      }
+      std::vector<double> first(static_cast<size_t>(coarse.graph.num_nodes()), 1e300);
+      for (NodeId v = 0; v < g.num_nodes(); ++v)
+        first[coarse.group[v]] = std::min(first[coarse.group[v]], fine.start_us()[v]);
+      EXPECT_EQ(env.start_us(), first);
+    }
+    EXPECT_DOUBLE_EQ(fine.simulate(ungroup(coarse, env.best_placement())).runtime_us,
+                     env.best_runtime_us());
+  }
+}
+
 TEST(Environment, CoarseLevelsMoveGroupsThenOps) {
   Graph g = make_random_graph(48, 5);
   Cluster c = default_cluster(3);

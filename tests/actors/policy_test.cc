@@ -4,13 +4,20 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
+#include <string>
 
 #include "actors/environment.h"
 #include "actors/features.h"
+#include "actors/policy_placer.h"
 #include "actors/rollout.h"
 #include "common/error.h"
+#include "sim/coarsen.h"
 #include "sim/placers/memory.h"
+#include "sim/placers/memory_rule.h"
+#include "sim/placers/registry.h"
 #include "sim/random_graph.h"
+#include "sim/simulator.h"
 
 namespace placeto {
 namespace {
@@ -186,6 +193,169 @@ TEST(Policy, SameWeightsPlaceAnySizeAndRefuseOtherDeviceCounts) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("trained for 3 devices"), std::string::npos);
   }
+}
+
+FeatureConfig any_device_features() {
+  FeatureConfig fc;
+  fc.lookahead = true;
+  fc.memory_features = true;
+  fc.any_devices = true;
+  return fc;
+}
+
+// A 3-device any-device network with seeded weights.
+PolicyNet any_device_net(uint64_t seed) {
+  torch::manual_seed(seed);
+  PolicyConfig pc;
+  pc.num_devices = 3;
+  pc.features = any_device_features();
+  return PolicyNet(pc);
+}
+
+// One network with policy.any_devices places 2 to 16 devices and a heterogeneous cluster with
+// the same weights; its node columns do not depend on D.
+TEST(Policy, AnyDevicesNetworkPlacesEveryDeviceCountAndHeterogeneousClusters) {
+  PolicyNet net = any_device_net(4);
+  const FeatureConfig fc = any_device_features();
+  const Graph g = make_random_graph(30, 8);
+  const GraphTensors gt = make_graph_tensors(g, false);
+  std::vector<Cluster> clusters;
+  for (int d : {2, 3, 4, 8, 16}) clusters.push_back(default_cluster(d));
+  clusters.push_back(
+      load_cluster(std::string(PLACETO_SOURCE_DIR) + "/experiments/clusters/mixed_v100_k80.yaml"));
+  clusters.push_back(with_balanced_capacity(default_cluster(4), g, 1.2));
+  for (const Cluster& c : clusters) {
+    SCOPED_TRACE(c.num_devices());
+    EXPECT_TRUE(net->places(c.num_devices()));
+    EXPECT_EQ(node_feature_width(fc, c.num_devices()), 6);
+    PlacementEnv env(g, c, EnvConfig{});
+    std::mt19937_64 rng(1);
+    const EpisodeRecord rec = run_episode(net, gt, env, rng, ActionMode::kGreedy);
+    EXPECT_EQ(rec.width, 6 + 11 * c.num_devices());
+    EXPECT_EQ(rec.steps(), 30);
+    for (int32_t d : rec.final_placement.device) EXPECT_LT(d, c.num_devices());
+  }
+  // A width that is not node columns plus whole devices is refused, naming both parts.
+  try {
+    net->forward(torch::rand({1, 30, 6 + 11 * 2 + 3}), torch::tensor({0}, torch::kInt64), gt);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("11 per device"), std::string::npos) << e.what();
+  }
+}
+
+// Devices are described, not named: permuting the devices' columns permutes the logits.
+TEST(Policy, AnyDevicesLogitsFollowTheDevicesColumnsNotTheirIndex) {
+  TwoStepsIn s;
+  const FeatureConfig fc = any_device_features();
+  std::vector<float> features(static_cast<size_t>(s.g.num_nodes()) * feature_width(fc, 3));
+  build_features(s.env, fc, features.data());
+  OneStep step(s.g, fc, features, s.env.current_node());
+  const torch::Tensor before = step.logits(step.x);
+  const int64_t base = node_feature_width(fc, 3), k = lookahead_width_per_device(fc);
+  torch::Tensor swapped = step.x.clone();
+  const int64_t cur = s.env.current_node();
+  swapped.index_put_({0, cur, torch::indexing::Slice(base, base + k)},
+                     step.x.index({0, cur, torch::indexing::Slice(base + 2 * k, base + 3 * k)}));
+  swapped.index_put_({0, cur, torch::indexing::Slice(base + 2 * k, base + 3 * k)},
+                     step.x.index({0, cur, torch::indexing::Slice(base, base + k)}));
+  const torch::Tensor after = step.logits(swapped);
+  EXPECT_TRUE(torch::allclose(after[0][0], before[0][2]));
+  EXPECT_TRUE(torch::allclose(after[0][2], before[0][0]));
+  EXPECT_TRUE(torch::allclose(after[0][1], before[0][1]));
+}
+
+// The device columns: shares of the step's tensors and of the compute per device (each sums
+// to 1), relative speed (1 on identical devices; the faster kind 1 on a mixed cluster) and
+// headroom (1 without capacities).
+TEST(Features, DeviceColumnsDescribeEachDevice) {
+  const FeatureConfig fc = any_device_features();
+  const int k = lookahead_width_per_device(fc);
+  const int at = kLookaheadPerDevice + kMemoryLookaheadPerDevice;
+  auto columns = [&](const Graph& g, const Cluster& c) {
+    PlacementEnv env(g, c, EnvConfig{});
+    std::mt19937_64 rng(2);
+    env.reset(rng);
+    env.step(0);
+    const int w = feature_width(fc, c.num_devices());
+    std::vector<float> f(static_cast<size_t>(g.num_nodes()) * w);
+    build_features(env, fc, f.data());
+    const float* row = f.data() + static_cast<size_t>(env.current_node()) * w +
+                       node_feature_width(fc, c.num_devices());
+    std::vector<std::array<float, kDevicePerDevice>> out(c.num_devices());
+    for (int j = 0; j < c.num_devices(); ++j)
+      for (int i = 0; i < kDevicePerDevice; ++i) out[j][i] = row[j * k + at + i];
+    return out;
+  };
+  const Graph g = make_random_graph(25, 6);
+  const auto plain = columns(g, default_cluster(4));
+  float tensors = 0, compute = 0;
+  for (const auto& d : plain) {
+    tensors += d[0];
+    compute += d[1];
+    EXPECT_FLOAT_EQ(d[2], 1.0f);
+    EXPECT_FLOAT_EQ(d[3], 1.0f);
+  }
+  EXPECT_NEAR(tensors, 1.0f, 1e-5);
+  EXPECT_NEAR(compute, 1.0f, 1e-5);
+  const auto mixed = columns(g, load_cluster(std::string(PLACETO_SOURCE_DIR) +
+                                             "/experiments/clusters/mixed_v100_k80.yaml"));
+  EXPECT_FLOAT_EQ(mixed[0][2], 1.0f);  // a V100
+  EXPECT_LT(mixed[3][2], 0.5f);        // a K80, 3.6x slower
+  const auto capped = columns(g, with_balanced_capacity(default_cluster(4), g, 1.2));
+  for (const auto& d : capped) EXPECT_LT(d[3], 1.0f);
+}
+
+// Hierarchical placement: a graph above `above` ops is placed on at most `groups` groups and
+// then refined at the group boundaries; the boundary pass never makes the memory rule's score
+// worse and spends at most its simulations.
+TEST(Policy, LargeGraphsArePlacedHierarchically) {
+  PolicyNet net = any_device_net(5);
+  const Graph g = make_random_graph(300, 12);
+  const Cluster c = default_cluster(3);
+  EnvConfig env;
+  HierarchyOptions h;
+  h.above = 100;
+  h.groups = 24;
+  h.boundary_sims = 0;
+  const PolicyPlacement coarse_only = place_with_network(net, env, false, g, c, 1, 1, h);
+  ASSERT_EQ(coarse_only.placement.device.size(), 300u);
+  // Without the pass, the placement is constant on each group of coarsen(g, 24).
+  const CoarseGraph cg = coarsen(g, 24);
+  std::vector<int32_t> group_device(static_cast<size_t>(cg.graph.num_nodes()), -1);
+  for (NodeId v = 0; v < 300; ++v) {
+    int32_t& d = group_device[cg.group[v]];
+    if (d < 0) d = coarse_only.placement.device[v];
+    EXPECT_EQ(d, coarse_only.placement.device[v]) << v;
+  }
+  h.boundary_sims = 200;
+  const PolicyPlacement refined = place_with_network(net, env, false, g, c, 1, 1, h);
+  EXPECT_LE(refined.runtime_us, coarse_only.runtime_us);
+  Simulator sim(g, c);
+  EXPECT_DOUBLE_EQ(sim.simulate(refined.placement).runtime_us, refined.runtime_us);
+  // Started from a placer, the whole graph is placed by it first and the coarsening keeps
+  // its devices apart: with fine rewards the result is never slower than the placer's.
+  EnvConfig from_metis;
+  from_metis.start = parse_episode_start("placer:metis", "test");
+  const PolicyPlacement refined_metis = place_with_network(net, from_metis, false, g, c, 1, 1, h);
+  PlacerOptions po;
+  po.seed = static_cast<int64_t>(from_metis.start_seed);
+  const double metis_us = sim.simulate(make_placer("metis")->place(g, c, po)).runtime_us;
+  EXPECT_LE(refined_metis.runtime_us, metis_us);
+  // The pass alone, from a random placement, on a capped cluster.
+  const Cluster capped = with_balanced_capacity(c, g, 1.1);
+  Placement p(3, 300);
+  std::mt19937_64 rng(9);
+  for (auto& d : p.device) d = static_cast<int32_t>(rng() % 3);
+  Simulator capped_sim(g, capped);
+  capped_sim.set_compute_memory(true);
+  const SimResult& r0 = capped_sim.simulate(p);
+  const double before = memory_rule_score(memory_overflow(r0, capped), r0.runtime_us);
+  const int kept = refine_group_boundaries(g, capped, cg.group, 50, &p);
+  const SimResult& r1 = capped_sim.simulate(p);
+  EXPECT_LE(memory_rule_score(memory_overflow(r1, capped), r1.runtime_us), before);
+  EXPECT_GE(kept, 0);
+  EXPECT_LE(kept, 50);
 }
 
 TEST(Policy, SweepVariantMatchesSequentialDefinition) {

@@ -8,6 +8,7 @@
 
 #include "actors/rollout.h"
 #include "learner/loss.h"
+#include "sim/coarsen.h"
 #include "sim/random_graph.h"
 
 namespace placeto {
@@ -83,6 +84,45 @@ void BM_EpisodeStep(benchmark::State& state) {
   state.counters["nodes"] = n;
 }
 BENCHMARK(BM_EpisodeStep)->ArgsProduct({{200, 2000, 20000}, {0, 1}})->Unit(benchmark::kMillisecond);
+
+// The same step in hierarchical placement (issue #34 item 2, after): the network runs on the
+// coarse graph of at most 64 groups (policy.coarse_groups), with the any-device network of
+// policy.any_devices and the memory columns, so its cost does not depend on the graph; with
+// fine rewards (policy.fine_rewards, the default) the step's D + 1 simulations run on the
+// whole graph, and they are what grows.  Arguments: ops, fine rewards (0/1).
+void BM_HierarchicalStep(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  torch::set_num_threads(1);
+  torch::manual_seed(0);
+  PolicyConfig pc;
+  pc.num_devices = 4;
+  pc.features.lookahead = true;
+  pc.features.memory_features = true;
+  pc.features.any_devices = true;
+  PolicyNet net(pc);
+  const Graph g = bench_graph(n);
+  const Cluster c = default_cluster(4);
+  const CoarseGraph coarse = coarsen(g, 64);
+  const GraphTensors gt = make_graph_tensors(coarse.graph, false);
+  PlacementEnv env(coarse.graph, c, EnvConfig{},
+                   state.range(1) != 0 ? FineView{&g, &coarse.group} : FineView{});
+  std::mt19937_64 rng(1);
+  env.reset(rng);
+  torch::NoGradGuard no_grad;
+  torch::Tensor x = torch::empty({1, coarse.graph.num_nodes(), net->feature_width(4)});
+  for (auto _ : state) {
+    if (env.done()) env.reset(rng);
+    build_features(env, pc.features, x.data_ptr<float>());
+    torch::Tensor cur = torch::full({1}, static_cast<int64_t>(env.current_node()), torch::kInt64);
+    torch::Tensor logits = net->forward(x, cur, gt);
+    env.step(static_cast<int>(logits.argmax(-1).item<int64_t>()));
+  }
+  state.counters["nodes"] = n;
+  state.counters["groups"] = coarse.graph.num_nodes();
+}
+BENCHMARK(BM_HierarchicalStep)
+    ->ArgsProduct({{200, 2000, 20000}, {0, 1}})
+    ->Unit(benchmark::kMillisecond);
 
 // Arguments: graph size, episodes run in lockstep (the trainer's episodes_per_iteration).
 void BM_TrainingEpisode(benchmark::State& state) {

@@ -259,4 +259,23 @@ printf '%s\nnmt_0,anneal,3,100,1,true,100\n' "$hdr" > "$tmp/ca2/runs/nmt/nmt_0/d
 expect_fail "chain_anneal_check: a missing method named" "d3_s1.csv has no row for chain-anneal, auto" \
   "$py" "$exp/summarize_chain_anneal_check.py" "$tmp/ca2"
 
+# --- summarize_graph_scale.py: two graphs; the table's cells are place_ms and the step over
+# best's; the plot is written.
+gs=$tmp/gs
+mkdir -p "$gs"
+{
+  printf 'graph\tops\tmethod\ttime_ms\tplace_ms\twall_s\trss_mb\tstep_us\tfeasible\n'
+  printf 'ptb_1k\t944\tbest\t0\t47.2\t0.1\t19\t1000.0\ttrue\n'
+  printf 'ptb_1k\t944\tpolicy\t0\t241.0\t0.9\t180\t850.0\ttrue\n'
+  printf 'gpt12\t1374\tbest\t0\t10.3\t0.1\t20\t2000.0\ttrue\n'
+  printf 'gpt12\t1374\tpolicy\t0\t98.7\t0.8\t180\t1996.0\tfalse\n'
+} > "$gs/results.tsv"
+run graph_scale "$py" "$exp/summarize_graph_scale.py" "$gs/results.tsv" "$gs/summary.md" "$gs/scale.png"
+has "graph_scale: ptb row" "$gs/summary.md" "| ptb_1k | 944 | 0 | 180 | 47.2 ms, 1.000 | 241 ms, 0.850 |"
+has "graph_scale: infeasible marked" "$gs/summary.md" "| gpt12 | 1374 | 0 | 180 | 10.3 ms, 1.000 | 98.7 ms, 0.998 (infeasible) |"
+[[ -s $gs/scale.png ]] && ok "graph_scale: plot written" || bad "graph_scale: no plot"
+printf 'graph\tops\tmethod\ttime_ms\tplace_ms\twall_s\trss_mb\tstep_us\tfeasible\n' > "$gs/empty.tsv"
+expect_fail "graph_scale: no rows" "no rows" "$py" "$exp/summarize_graph_scale.py" "$gs/empty.tsv" \
+  "$gs/x.md" "$gs/x.png"
+
 finish

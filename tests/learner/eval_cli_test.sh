@@ -171,6 +171,43 @@ expect_fail "resume with a different policy config" "policy.hidden" \
   iterations=6 policy.hidden=8
 [[ ! -e $tmp/x.csv ]] && ok "no report written on errors" || bad "a report was written"
 
+# One network for any device count (policy.any_devices, cluster_mix) and hierarchical placement
+# (policy.coarse_above, overridden per call with --checkpoint-set).
+any=$tmp/any
+"$bin/placeto" train --config "$cfg" --run-dir "$any" "family_dir=$fam" iterations=2 \
+  episodes_per_iteration=2 eval_samples=1 policy.lookahead=true policy.any_devices=true \
+  'cluster_mix=[2, 4]' > "$tmp/any.out" 2>&1 && ok "train with policy.any_devices on 2 and 4 devices" ||
+  { bad "any-device training:"; cat "$tmp/any.out"; }
+for where in "--devices 2" "--devices 5" "--devices 16" \
+  "--cluster $src/experiments/clusters/mixed_v100_k80.yaml"; do
+  # shellcheck disable=SC2086
+  if "$bin/placeto" place --graph "$fam/ptb_0.json" $where --method policy \
+    --checkpoint "$any/checkpoints/LATEST" --out "$tmp/any.json" > "$tmp/out" 2>&1 &&
+    grep -q '"feasible":true' "$tmp/out"; then
+    ok "one any-device checkpoint places with $where"
+  else
+    bad "any-device checkpoint with $where:"; cat "$tmp/out"
+  fi
+done
+ops=$(grep -o '"name"' "$fam/ptb_0.json" | wc -l)
+if "$bin/placeto" place --graph "$fam/ptb_0.json" --devices 3 --method policy \
+  --checkpoint "$any/checkpoints/LATEST" --checkpoint-set policy.coarse_above=10 \
+  --checkpoint-set policy.coarse_groups=4 --out "$tmp/h.json" > "$tmp/out" 2>&1 &&
+  grep -q '"feasible":true' "$tmp/out" &&
+  [[ $(grep -o '"placement"' "$tmp/h.json" | wc -l) == 1 ]]; then
+  ok "hierarchical placement of a graph of $ops ops on 4 groups (--checkpoint-set)"
+else
+  bad "hierarchical placement:"; cat "$tmp/out"
+fi
+expect_fail "--checkpoint-set with an unknown key" "policy.coarse_grups" \
+  "$bin/placeto" place --graph "$fam/ptb_0.json" --devices 3 --method policy \
+  --checkpoint "$any/checkpoints/LATEST" --checkpoint-set policy.coarse_grups=4 --out "$tmp/y.json"
+expect_fail "--checkpoint-set without --checkpoint" "--checkpoint-set needs --checkpoint" \
+  "$bin/placeto" place --graph "$fam/ptb_0.json" --devices 3 --method metis \
+  --checkpoint-set policy.coarse_groups=4 --out "$tmp/y.json"
+[[ ! -e $tmp/y.json ]] && ok "no placement written on --checkpoint-set errors" ||
+  bad "a placement was written"
+
 # The Placeto policies shipped in models/ load (checksum, config with policy.lookahead and
 # coarse levels) and place graphs they were not trained on.
 for m in ptb nmt; do
@@ -181,6 +218,13 @@ for m in ptb nmt; do
   else
     bad "models/placeto_rl_$m.h5:"; cat "$tmp/out"
   fi
+  # They are any-device policies (issue #34): one file for 2 to 16 devices.
+  for d in 2 4 8 16; do
+    "$bin/placeto" place --graph "$fam/ptb_0.json" --devices "$d" --method policy \
+      --checkpoint "$src/models/placeto_rl_$m.h5" --out "$tmp/shipped.json" > "$tmp/out" 2>&1 &&
+      ok "models/placeto_rl_$m.h5 places $d devices" ||
+      { bad "models/placeto_rl_$m.h5 at $d devices:"; cat "$tmp/out"; }
+  done
 done
 
 finish eval_cli_test

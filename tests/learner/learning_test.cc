@@ -653,6 +653,15 @@ TEST(Config, TypedKeysAreParsedOnceAndRoundTrip) {
       {"env: {memory_factors: [0, -1.5]}\n", "env.memory_factors", "'-1.5'"},
       {"env: {memory_factors: [1.2, .inf]}\n", "env.memory_factors", "finite"},
       {"policy: {memory_features: true}\n", "policy.memory_features", "policy.lookahead"},
+      {"policy: {any_devices: true}\n", "policy.any_devices", "policy.lookahead"},
+      {"policy: {coarse_groups: 0}\n", "policy.coarse_groups", "[1, 65536]"},
+      {"policy: {coarse_above: -1}\n", "policy.coarse_above", ">= 0"},
+      {"policy: {boundary_sims: -5}\n", "policy.boundary_sims", ">= 0"},
+      {"cluster_mix: [2, 4]\n", "cluster_mix[0]", "policy.any_devices"},
+      {"cluster_mix: 4\n", "cluster_mix", "list"},
+      {"policy: {lookahead: true, any_devices: true}\ncluster_mix: [0]\n", "cluster_mix[0]",
+       "[1, 1024]"},
+      {"cluster_mix: [3, k80x4.yaml]\n", "cluster_mix[1]", "policy.any_devices"},
       {"env: {memory_factors: [0, 1.2], memory_penalty_s_per_gb: 2}\n",
        "env.memory_penalty_s_per_gb", "memory rule"},
   };
@@ -731,7 +740,20 @@ TEST(Config, MemoryKeysDefaultOffRoundTripAndCapGraphI) {
 // Training on capped clusters with the memory columns runs, and the periodic evaluation
 // places test graph i on its capped cluster: at half the balanced share nothing fits, so
 // every greedy placement there is a failure, and none is on the uncapped graphs.
-TEST(Trainer, CappedClustersInTrainingAndEvaluation) {
+// Trains `cfg` on `graphs` (3 devices by default) and checks that the parameters moved;
+// returns the number of infeasible greedy placements of the periodic evaluation on them.
+int train_and_count_failures(const TrainConfig& cfg, const std::vector<NamedGraph>& graphs) {
+  std::unique_ptr<Communicator> comm = make_single_rank_communicator();
+  Trainer trainer(cfg, graphs, default_cluster(3), *comm);
+  const std::vector<float> before = trainer.state().params;
+  trainer.run(nullptr, nullptr);
+  EXPECT_NE(trainer.state().params, before);
+  PeriodicEvaluator eval(cfg, graphs, default_cluster(3), *comm);
+  return eval.evaluate(trainer.policy(), 3).greedy_failures;
+}
+
+// 3 iterations of 2 episodes at 3 devices with the lookahead and memory columns.
+TrainConfig short_memory_run() {
   TrainConfig cfg;
   cfg.devices = 3;
   cfg.iterations = 3;
@@ -740,17 +762,82 @@ TEST(Trainer, CappedClustersInTrainingAndEvaluation) {
   cfg.policy.lookahead = true;
   cfg.policy.memory_features = true;
   cfg.env.reward = RewardKind::kIncumbent;
+  return cfg;
+}
+
+TEST(Trainer, CappedClustersInTrainingAndEvaluation) {
+  TrainConfig cfg = short_memory_run();
   cfg.memory_factors = {0, 0.5};
   std::vector<NamedGraph> graphs;
   for (int i = 0; i < 4; ++i)
     graphs.push_back({"g" + std::to_string(i), "", make_random_graph(24, 20 + i)});
+  EXPECT_EQ(train_and_count_failures(cfg, graphs), 2);
+}
+
+// cluster_mix: graph i runs on entry (i / |memory_factors|) % n, a device count or a cluster
+// file, capped by its memory factor; the keys round-trip through config.yaml.
+TEST(Config, ClusterMixGivesEachGraphItsClusterAndBothFactors) {
+  const std::string het =
+      std::string(PLACETO_SOURCE_DIR) + "/experiments/clusters/mixed_v100_k80.yaml";
+  const TrainConfig c = parse_train_config(
+      "policy: {lookahead: true, any_devices: true, coarse_above: 500, coarse_groups: 64}\n"
+      "env: {memory_factors: [0, 1.2]}\ncluster_mix: [2, 8, '" +
+          het + "']\n",
+      "run.yaml", {});
+  EXPECT_TRUE(c.policy.any_devices);
+  EXPECT_EQ(c.policy.coarse_above, 500);
+  EXPECT_EQ(c.policy.coarse_groups, 64);
+  EXPECT_TRUE(make_policy_config(c).features.any_devices);
+  const TrainConfig back = parse_train_config(train_config_to_yaml(c), "config.yaml", {});
+  EXPECT_EQ(train_config_to_yaml(back), train_config_to_yaml(c));
+  EXPECT_EQ(back.cluster_mix, c.cluster_mix);
+  const Graph g = make_random_graph(30, 4);
+  const int devices[] = {2, 2, 8, 8, 4, 4, 2, 2};
+  for (size_t i = 0; i < 8; ++i) {
+    const Cluster ci = cluster_for_graph(c, default_cluster(3), g, i);
+    EXPECT_EQ(ci.num_devices(), devices[i]) << i;
+    EXPECT_EQ(ci.heterogeneous(), i / 2 == 2) << i;
+    // (The cluster file gives its devices their own memory; the factor replaces it.)
+    if (i % 2 == 1 || i / 2 != 2) {
+      EXPECT_EQ(ci.has_memory_limits(), i % 2 == 1) << i;
+    }
+    if (i % 2 == 1) {
+      EXPECT_EQ(ci.devices[0].memory_bytes,
+                with_balanced_capacity(ci, g, 1.2).devices[0].memory_bytes)
+          << i;
+    }
+  }
+  // A config without the keys (an older checkpoint's) gets one count and the defaults.
+  const TrainConfig plain = parse_train_config("devices: 3\n", "run.yaml", {});
+  EXPECT_TRUE(plain.cluster_mix.empty());
+  EXPECT_FALSE(plain.policy.any_devices);
+  EXPECT_EQ(plain.policy.coarse_above, 512);
+  EXPECT_EQ(cluster_for_graph(plain, default_cluster(3), g, 5).num_devices(), 3);
+}
+
+// Training with one network on 2, 3 and 5 devices, and on a graph above coarse_above whose
+// episodes place its groups with rewards from the graph itself; the periodic evaluation
+// places each test graph on its own cluster, the large one hierarchically.
+TEST(Trainer, AnyDevicesAndCoarseGraphsInTraining) {
+  TrainConfig cfg = short_memory_run();
+  cfg.policy.any_devices = true;
+  cfg.policy.coarse_above = 60;
+  cfg.policy.coarse_groups = 12;
+  cfg.cluster_mix = {"2", "3", "5"};
+  std::vector<NamedGraph> graphs;
+  for (int i = 0; i < 3; ++i)
+    graphs.push_back({"g" + std::to_string(i), "", make_random_graph(i == 2 ? 150 : 24, 30 + i)});
+  EXPECT_EQ(train_and_count_failures(cfg, graphs), 0);
   std::unique_ptr<Communicator> comm = make_single_rank_communicator();
-  Trainer trainer(cfg, graphs, default_cluster(3), *comm);
-  const std::vector<float> before = trainer.state().params;
-  trainer.run(nullptr, nullptr);
-  EXPECT_NE(trainer.state().params, before);
-  PeriodicEvaluator eval(cfg, graphs, default_cluster(3), *comm);
-  EXPECT_EQ(eval.evaluate(trainer.policy(), 3).greedy_failures, 2);
+  // Imitation needs graphs that are placed whole.
+  cfg.imitation_teacher = "metis";
+  cfg.imitation_iterations = 2;
+  try {
+    Trainer refused(cfg, graphs, default_cluster(3), *comm);
+    FAIL() << "imitation on a coarse graph was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("coarse_above"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

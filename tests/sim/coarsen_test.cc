@@ -70,6 +70,42 @@ TEST(Coarsen, FamilyGraphsStayAcyclicAndConserveCosts) {
   }
 }
 
+// A ptb graph of several thousand ops: coarsened window by window and level by level
+// (kCoarsenWindowOps), acyclic with at most K groups.
+TEST(Coarsen, GraphsAboveTheWindowAreCoarsenedLevelByLevel) {
+  FamilySpec spec;
+  spec.family = "ptb";
+  spec.steps = 32;
+  spec.cell_nodes = 16;
+  spec.layers = 4;
+  const Graph g = generate_graph(spec, 0, 7);
+  ASSERT_GT(g.num_nodes(), 3 * kCoarsenWindowOps);
+  for (int k : {1, 2, 5, 64, 256, 2000}) {
+    SCOPED_TRACE(k);
+    expect_valid(g, coarsen(g, k), k);
+  }
+  // With labels (a placement's devices), no group mixes two labels, whether the graph is
+  // coarsened whole or level by level.
+  for (const Graph* graph : {&g, static_cast<const Graph*>(nullptr)}) {
+    const Graph small = family_graph("nmt", 3);
+    const Graph& h = graph ? *graph : small;
+    std::vector<int32_t> label(static_cast<size_t>(h.num_nodes()));
+    for (int i = 0; i < h.num_nodes(); ++i)
+      label[h.topo_order()[i]] = static_cast<int32_t>(i * 4 / h.num_nodes());  // 4 runs
+    const CoarseGraph c = coarsen(h, 64, &label);
+    EXPECT_EQ(static_cast<int>(c.graph.topo_order().size()), c.graph.num_nodes());
+    std::vector<int32_t> group_label(static_cast<size_t>(c.graph.num_nodes()), -1);
+    for (NodeId v = 0; v < h.num_nodes(); ++v) {
+      int32_t& l = group_label[c.group[v]];
+      if (l < 0) l = label[v];
+      EXPECT_EQ(l, label[v]) << v;
+    }
+    EXPECT_LE(c.graph.num_nodes(), 64);  // contiguous labels leave room to merge
+  }
+  // Windows do not give up the contraction's gain over plain chunks.
+  EXPECT_LT(cut_bytes(g, coarsen(g, 256).group), cut_bytes(g, chunk_topological(g, 256).group));
+}
+
 TEST(Coarsen, CutsLessThanTopologicalChunking) {
   for (const char* family : {"cifar10", "ptb", "nmt"}) {
     Graph g = family_graph(family, 2);
