@@ -10,6 +10,7 @@
 #include "sim/coarsen.h"
 #include "sim/placers/memory_rule.h"
 #include "sim/placers/registry.h"
+#include "sim/placers/search_util.h"
 
 namespace placeto {
 
@@ -203,6 +204,33 @@ void PlacementEnv::set_fixed_start(Placement p) {
   PLACETO_CHECK_EQ(p.num_devices, cluster_.num_devices());
   PLACETO_CHECK_EQ(p.device.size(), static_cast<size_t>(graph_.num_nodes()));
   fixed_start_ = std::move(p);
+}
+
+CoarseEpisode coarse_episode(const Graph& g, const Cluster& cluster, const EnvConfig& env,
+                             int groups) {
+  CoarseEpisode out;
+  out.env = env;
+  groups = std::max(1, groups);
+  if (env.start.kind != StartKind::kPlacer) {
+    out.coarse = coarsen(g, groups);
+    return out;
+  }
+  PlacerOptions po;
+  po.seed = static_cast<int64_t>(env.start_seed);
+  Placement fine = env.start.placer == kBestPlacer
+                       ? best_fast_placement(g, cluster, po,
+                                             g.num_nodes() > kTimedStartSkipOps
+                                                 ? std::vector<std::string>{"m-etf"}
+                                                 : std::vector<std::string>{})
+                       : make_placer(env.start.placer)->place(g, cluster, po);
+  canonical_device_names(g, cluster, &fine.device);
+  out.coarse = coarsen(g, groups, &fine.device);
+  Placement start(cluster.num_devices(), out.coarse.graph.num_nodes(), 0);
+  for (NodeId v = 0; v < g.num_nodes(); ++v) start.device[out.coarse.group[v]] = fine.device[v];
+  out.start = std::move(start);
+  out.env.start.kind = StartKind::kAllZero;  // replaced by `start` (set_fixed_start)
+  out.env.start.placer.clear();
+  return out;
 }
 
 std::vector<NodeId> PlacementEnv::current_ops() const {

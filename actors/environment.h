@@ -32,12 +32,14 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "common/enum_names.h"
 #include "sim/cluster.h"
+#include "sim/coarsen.h"
 #include "sim/graph.h"
 #include "sim/simulator.h"
 
@@ -130,6 +132,20 @@ struct FineView {
   const Graph* graph = nullptr;                 // the fine graph; nullptr: no fine view
   const std::vector<int32_t>* group = nullptr;  // per fine op, its node of the coarse graph
 };
+
+// The coarse graph of a hierarchical episode over `g` (issue #34), shared by placement and
+// training.  With a placer start (env.start: placer:NAME) the start is placed on the whole
+// graph ("best" leaves m-etf out above kTimedStartSkipOps ops, as a timed search's start does)
+// and the coarsening keeps its devices apart, so `start` is exactly that placement on the
+// groups and `env` starts every episode there (set_fixed_start); otherwise `start` is empty
+// and `env` is the given one.
+struct CoarseEpisode {
+  CoarseGraph coarse;
+  std::optional<Placement> start;
+  EnvConfig env;
+};
+CoarseEpisode coarse_episode(const Graph& g, const Cluster& cluster, const EnvConfig& env,
+                             int groups);
 
 class PlacementEnv {
  public:

@@ -10,7 +10,6 @@
 #include "sim/coarsen.h"
 #include "sim/placers/memory_rule.h"
 #include "sim/placers/registry.h"
-#include "sim/placers/search_util.h"
 #include "sim/simulator.h"
 
 namespace placeto {
@@ -174,38 +173,12 @@ PolicyPlacement place_with_network(PolicyNet& net, const EnvConfig& env_cfg, boo
   if (hierarchy.above <= 0 || g.num_nodes() <= hierarchy.above)
     return place_flat(net, env_cfg, sweep, g, cluster, samples, seed);
   const auto t0 = std::chrono::steady_clock::now();
-  const int groups = std::max(1, hierarchy.groups);
-  if (env_cfg.start.kind != StartKind::kPlacer) {
-    const CoarseGraph coarse = coarsen(g, groups);
-    return finish_hierarchy(
-        g, cluster, coarse, hierarchy, t0,
-        place_flat(net, env_cfg, sweep, coarse.graph, cluster, samples, seed,
-                   hierarchy.fine_rewards ? FineView{&g, &coarse.group} : FineView{}));
-  }
-  // A placer's start: placed on the whole graph, and the coarsening keeps its devices apart,
-  // so the coarse episode starts from exactly that placement (and, with fine rewards, never
-  // returns a worse one).  Above kTimedStartSkipOps ops "best" leaves m-etf out, as a timed
-  // search's start does (sim/placers/search_util.h).
-  PlacerOptions po;
-  po.seed = static_cast<int64_t>(env_cfg.start_seed);
-  Placement fine_start = env_cfg.start.placer == "best"
-                             ? best_fast_placement(g, cluster, po,
-                                                   g.num_nodes() > kTimedStartSkipOps
-                                                       ? std::vector<std::string>{"m-etf"}
-                                                       : std::vector<std::string>{})
-                             : make_placer(env_cfg.start.placer)->place(g, cluster, po);
-  canonical_device_names(g, cluster, &fine_start.device);
-  const CoarseGraph coarse = coarsen(g, groups, &fine_start.device);
-  Placement coarse_start(cluster.num_devices(), coarse.graph.num_nodes(), 0);
-  for (NodeId v = 0; v < g.num_nodes(); ++v)
-    coarse_start.device[coarse.group[v]] = fine_start.device[v];
-  EnvConfig cfg = env_cfg;
-  cfg.start.kind = StartKind::kAllZero;  // replaced by coarse_start
-  cfg.start.placer.clear();
+  const CoarseEpisode ce = coarse_episode(g, cluster, env_cfg, hierarchy.groups);
   return finish_hierarchy(
-      g, cluster, coarse, hierarchy, t0,
-      place_flat(net, cfg, sweep, coarse.graph, cluster, samples, seed,
-                 hierarchy.fine_rewards ? FineView{&g, &coarse.group} : FineView{}, &coarse_start));
+      g, cluster, ce.coarse, hierarchy, t0,
+      place_flat(net, ce.env, sweep, ce.coarse.graph, cluster, samples, seed,
+                 hierarchy.fine_rewards ? FineView{&g, &ce.coarse.group} : FineView{},
+                 ce.start ? &*ce.start : nullptr));
 }
 
 namespace {

@@ -80,13 +80,15 @@ Trainer::Trainer(TrainConfig config, std::vector<NamedGraph> train, Cluster clus
   for (size_t i = 0; i < train_.size(); ++i) {
     const Graph& g = train_[i].graph;
     coarse_.push_back(above > 0 && g.num_nodes() > above
-                          ? std::make_unique<CoarseGraph>(coarsen(g, config_.policy.coarse_groups))
+                          ? std::make_unique<CoarseEpisode>(coarse_episode(
+                                g, clusters_[i], config_.env, config_.policy.coarse_groups))
                           : nullptr);
     if (coarse_.back() && config_.imitation_iterations > 0)
       throw InputError("train graph '" + train_[i].name + "' has " + std::to_string(g.num_nodes()) +
                        " ops, above policy.coarse_above (" + std::to_string(above) +
                        "): imitation (imitation_iterations) needs graphs that are placed whole");
-    tensors_.push_back(make_graph_tensors(coarse_.back() ? coarse_.back()->graph : g, levels));
+    tensors_.push_back(
+        make_graph_tensors(coarse_.back() ? coarse_.back()->coarse.graph : g, levels));
     // A pool of environments per graph, filled up to episodes_per_iteration on first use; its
     // first one is made here, since its order gives the graph's episode length.
     envs_.emplace_back();
@@ -108,8 +110,11 @@ Trainer::Trainer(TrainConfig config, std::vector<NamedGraph> train, Cluster clus
 std::unique_ptr<PlacementEnv> Trainer::make_env(size_t i) const {
   if (!coarse_[i])
     return std::make_unique<PlacementEnv>(train_[i].graph, clusters_[i], config_.env);
-  return std::make_unique<PlacementEnv>(coarse_[i]->graph, clusters_[i], config_.env,
-                                        FineView{&train_[i].graph, &coarse_[i]->group});
+  const CoarseEpisode& ce = *coarse_[i];
+  auto env = std::make_unique<PlacementEnv>(ce.coarse.graph, clusters_[i], ce.env,
+                                            FineView{&train_[i].graph, &ce.coarse.group});
+  if (ce.start) env->set_fixed_start(*ce.start);
+  return env;
 }
 
 TrainerState Trainer::state() {

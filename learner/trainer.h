@@ -107,8 +107,10 @@ class Trainer {
   std::vector<Cluster> clusters_;
   Communicator& comm_;
   PolicyNet policy_{nullptr};
-  PolicyNet ref_policy_{nullptr};                     // the KL term's warm-start policy, frozen
-  std::vector<std::unique_ptr<CoarseGraph>> coarse_;  // per train graph; null below coarse_above
+  PolicyNet ref_policy_{nullptr};  // the KL term's warm-start policy, frozen
+  // Per train graph, its coarse episode (coarse_episode, actors/environment.h); null below
+  // policy.coarse_above.
+  std::vector<std::unique_ptr<CoarseEpisode>> coarse_;
   std::vector<GraphTensors> tensors_;
   std::vector<std::vector<std::unique_ptr<PlacementEnv>>> envs_;  // per graph
   Adam adam_;

@@ -11,6 +11,7 @@
 #include "sim/coarsen.h"
 #include "sim/placers/memory.h"
 #include "sim/placers/memory_rule.h"
+#include "sim/placers/registry.h"
 #include "sim/random_graph.h"
 #include "sim/simulator.h"
 
@@ -400,6 +401,32 @@ TEST(Environment, FineViewSimulatesTheGraphTheGroupsCameFrom) {
     EXPECT_DOUBLE_EQ(fine.simulate(ungroup(coarse, env.best_placement())).runtime_us,
                      env.best_runtime_us());
   }
+}
+
+// A hierarchical episode with a placer start (coarse_episode): the placer's placement of the
+// whole graph is exactly the episode's start, every group on one of its devices; without a
+// placer start there is no start to keep and the coarsening is the plain one.
+TEST(Environment, CoarseEpisodeStartsFromThePlacersPlacementOfTheWholeGraph) {
+  const Graph g = make_random_graph(150, 13);
+  const Cluster c = default_cluster(3);
+  EnvConfig cfg;
+  cfg.start = parse_episode_start("placer:metis", "test");
+  const CoarseEpisode ce = coarse_episode(g, c, cfg, 12);
+  ASSERT_TRUE(ce.start.has_value());
+  PlacerOptions po;
+  po.seed = static_cast<int64_t>(cfg.start_seed);
+  Placement metis = make_placer("metis")->place(g, c, po);
+  canonical_device_names(g, c, &metis.device);
+  EXPECT_EQ(ungroup(ce.coarse, *ce.start).device, metis.device);
+  PlacementEnv env(ce.coarse.graph, c, ce.env, FineView{&g, &ce.coarse.group});
+  env.set_fixed_start(*ce.start);
+  std::mt19937_64 rng(1);
+  env.reset(rng);
+  Simulator sim(g, c);
+  EXPECT_DOUBLE_EQ(env.start_runtime_us(), sim.simulate(metis).runtime_us);
+  const CoarseEpisode plain = coarse_episode(g, c, EnvConfig{}, 12);
+  EXPECT_FALSE(plain.start.has_value());
+  EXPECT_EQ(plain.coarse.group, coarsen(g, 12).group);
 }
 
 TEST(Environment, CoarseLevelsMoveGroupsThenOps) {

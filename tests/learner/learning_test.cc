@@ -828,6 +828,11 @@ TEST(Trainer, AnyDevicesAndCoarseGraphsInTraining) {
   for (int i = 0; i < 3; ++i)
     graphs.push_back({"g" + std::to_string(i), "", make_random_graph(i == 2 ? 150 : 24, 30 + i)});
   EXPECT_EQ(train_and_count_failures(cfg, graphs), 0);
+  // The same with every episode starting from the best fast placement: the large graph's
+  // start is placed whole and kept apart by the coarsening (coarse_episode).
+  TrainConfig from_best = cfg;
+  from_best.env.start = parse_episode_start("placer:best", "test");
+  EXPECT_EQ(train_and_count_failures(from_best, graphs), 0);
   std::unique_ptr<Communicator> comm = make_single_rank_communicator();
   // Imitation needs graphs that are placed whole.
   cfg.imitation_teacher = "metis";
