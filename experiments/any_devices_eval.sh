@@ -9,7 +9,9 @@
 # `policy-search` alone is given the policy's time on each graph.
 #
 # Usage: experiments/any_devices_eval.sh FAMILY TAG [seeds (default "1 2 3")]
-#   PLACETO_BIN=dir selects the executables; SCORER=models/nmt.h5 (default) the move scorer.
+#   PLACETO_BIN=dir selects the executables; SCORER=models/nmt.h5 (default) the move scorer;
+#   CLUSTERS="2 3 4 8 16 mixed_v100_k80" (default) the device counts and cluster files
+#   (experiments/clusters/NAME.yaml) placed on.
 # Writes runs/rl/<family>-<TAG>/devices/<cluster>/s<seed>.csv, each cluster's summary.md
 # (summarize_eval.py), equal_time_s<seed>.csv, policy_search_s<seed>.csv and policy_search.md,
 # and devices.md: per cluster, the greedy
@@ -27,7 +29,7 @@ bin=${PLACETO_BIN:-build/bin}
 scorer=${SCORER:-models/nmt.h5}
 runs=runs/rl/$family-$tag
 out=$runs/devices
-clusters=(2 3 4 8 16 mixed_v100_k80)
+clusters=(${CLUSTERS:-2 3 4 8 16 mixed_v100_k80})
 for c in "${clusters[@]}"; do
   mkdir -p "$out/$c"
   for s in "${seeds[@]}"; do

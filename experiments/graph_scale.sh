@@ -12,6 +12,7 @@
 #   scorer of policy-search and auto)
 #   METHODS: the fast placers, best, policy, then the searches anneal, policy-search and
 #   auto, each given T ms: 1000 below 2k ops, 1 ms per op up to 40k ops, 60000 above.
+#   METHODS="best policy" measures only these (default: all of the above; the table needs best).
 #   PLACETO_BIN=dir selects the executables (default build/bin).
 # Writes OUT/results.tsv (graph, ops, method, time_ms, place_ms, wall_s, rss_mb, step_us,
 # feasible) and, by summarize_graph_scale.py, OUT/summary.md and OUT/scale.png.  Rows already
@@ -55,6 +56,7 @@ ops_of() { /usr/bin/python3 -c 'import json,sys; print(len(json.load(open(sys.ar
 run() {
   local name=$1 file=$2 ops=$3 method=$4 t=$5
   shift 5
+  [[ -z ${METHODS:-} || " $METHODS " == *" $method "* ]] || return 0
   local label=$method
   grep -q "^$name"$'	'"[0-9]*"$'	'"$label"$'	' "$tsv" && return 0
   local json=$out/placements/$name.$label.json log=$out/placements/$name.$label.log

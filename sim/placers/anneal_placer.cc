@@ -216,7 +216,9 @@ class AnnealPlacer : public Placer {
   // With options.time_ms the budget is sized at the start of the call: the time already
   // spent (the start placement) is subtracted, simulations of single-op moves are timed
   // (budget_for_time), and the budget is what fits in the rest.  The schedule then runs to the end
-  // on it.
+  // on it, unless the call reaches time_ms first (simulations that grow slower than the timed
+  // ones, on graphs of tens of thousands of ops): then it stops there and returns the best
+  // placement seen, so a timed call ends within a step of time_ms.
   //
   // slack-anneal (slack_weighted_) differs in one thing: the op to move is drawn by its
   // criticality in the current placement's schedule (see criticality_weights) instead of
@@ -248,6 +250,10 @@ class AnnealPlacer : public Placer {
     mo.t_start = 0.02 * start_score;
     mo.t_end = 2e-5 * start_score;
     mo.time_limit_s = o.time_limit_s;
+    if (o.time_ms > 0) {
+      mo.time_ms = o.time_ms;
+      mo.started = t_call;
+    }
     AnnealProposer proposer(g, o, moves_);
     Placement best = search.run(start, proposer, mo);
     if (o.stats) {

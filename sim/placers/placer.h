@@ -45,7 +45,8 @@ struct PlacerOptions {
   // Searching methods (registry: takes_budget): size the budget so that the whole call takes
   // about this many milliseconds on this machine, measured at the start of the call.  The
   // search then runs its full schedule on that budget (anneal cools completely), unlike the
-  // hard cap time_limit_s.  0 = use `budget`.  Giving both is an error (validate_options).
+  // hard cap time_limit_s, but stops at time_ms if it gets there first (simulations slower
+  // than the timed ones).  0 = use `budget`.  Giving both is an error (validate_options).
   double time_ms = 0;
   // random: how many random placements to draw and keep the best of (0 = default 16).
   int samples = 0;

@@ -815,6 +815,33 @@ TEST(Config, ClusterMixGivesEachGraphItsClusterAndBothFactors) {
   EXPECT_EQ(cluster_for_graph(plain, default_cluster(3), g, 5).num_devices(), 3);
 }
 
+// The policy-training configs that experiments/ names load, and each cluster file of their
+// cluster_mix exists and loads (paths relative to the repository root, where the scripts run).
+// The configs of the shipped any-device policies (*_any_mixed.yaml) train on unequal devices
+// and start from the best fast placement.
+TEST(Config, ExperimentConfigsLoad) {
+  const std::string root = std::string(PLACETO_SOURCE_DIR) + "/";
+  for (const char* name :
+       {"quickstart", "ptb", "two_chains", "imitation_rl", "reinforce", "reinforce_nmt",
+        "reinforce_memory", "reinforce_nmt_memory", "reinforce_any", "reinforce_nmt_any",
+        "reinforce_any_mixed", "reinforce_nmt_any_mixed"}) {
+    SCOPED_TRACE(name);
+    const TrainConfig c = load_train_config(root + "experiments/configs/" + name + ".yaml", {});
+    bool heterogeneous = false;
+    for (const std::string& entry : c.cluster_mix) {
+      int count = 0;
+      if (parse_device_count(entry, &count)) continue;
+      const Cluster cluster = load_cluster(root + entry);
+      heterogeneous = heterogeneous || cluster.heterogeneous();
+    }
+    if (std::string(name).find("_mixed") != std::string::npos) {
+      EXPECT_TRUE(c.policy.any_devices);
+      EXPECT_TRUE(heterogeneous);
+      EXPECT_EQ(episode_start_name(c.env.start), "placer:best");
+    }
+  }
+}
+
 // Training with one network on 2, 3 and 5 devices, and on a graph above coarse_above whose
 // episodes place its groups with rewards from the graph itself; the periodic evaluation
 // places each test graph on its own cluster, the large one hierarchically.

@@ -13,6 +13,11 @@ decoder's matrix products: per layer the fused q/k/v projection, q k^T, the atte
 weighted values, the output projection and two feed-forward layers, plus the language-model
 head. The single-device placement simulates, and its memory (peak activations plus
 parameters) is positive and holds the parameters.
+
+Then the piecewise export that the deep decoders use (`--blockwise`, export_zoo.py's
+export_blockwise) of a 3-layer decoder of width 128 imports to the same ops (type, cost,
+output and parameter bytes), the same edge count and the same single-device step as the
+whole-model export of the same decoder.
 """
 import argparse
 import json
@@ -45,6 +50,45 @@ def decoder_params():
     """The PyTorch decoder's parameter count, from its definition in export_zoo.py."""
     layer = (3 * D * D + 3 * D) + (D * D + D) + (D * FF + FF) + (FF * D + D) + 2 * 2 * D
     return VOCAB * D + SEQ * D + LAYERS * layer + 2 * D + D * VOCAB
+
+
+def imported(placeto, work, blockwise):
+    """Exports gpt3w128 (piecewise or whole) and imports it --training; returns the summary,
+    the graph's ops as sorted (type, cost, output bytes, parameter bytes) and its
+    single-device step."""
+    out = os.path.join(work, "blockwise" if blockwise else "whole")
+    os.makedirs(out, exist_ok=True)
+    run([sys.executable, EXPORT, out, "--models", "gpt3w128"] + (["--blockwise"] if blockwise
+                                                                 else []))
+    graph_path = os.path.join(out, "gpt3w128.json")
+    r = run([placeto, "import", os.path.join(out, "gpt3w128.onnx"), "--training", "--out",
+             graph_path])
+    if r.returncode:
+        return None
+    with open(graph_path) as fh:
+        g = json.load(fh)
+    ops = sorted((n["op"], n["cost_us"], n.get("out_bytes"), n.get("param_bytes", 0))
+                 for n in g["nodes"])
+    place_path = os.path.join(out, "single.json")
+    run([placeto, "place", "--graph", graph_path, "--devices", "1", "--method", "single",
+         "--out", place_path])
+    sim = run([placeto, "sim", "--graph", graph_path, "--placement", place_path])
+    step = json.loads(sim.stdout)["runtime_us"] if sim.returncode == 0 else None
+    return json.loads(r.stdout), ops, step
+
+
+def check_blockwise(placeto, work):
+    whole = imported(placeto, work, False)
+    pieces = imported(placeto, work, True)
+    if whole is None or pieces is None:
+        check(False, "both exports of gpt3w128 import")
+        return
+    check(whole[0]["ops"] == pieces[0]["ops"] and whole[0]["edges"] == pieces[0]["edges"],
+          "piecewise export: %d ops, %d edges; whole export: %d ops, %d edges" %
+          (pieces[0]["ops"], pieces[0]["edges"], whole[0]["ops"], whole[0]["edges"]))
+    check(whole[1] == pieces[1], "piecewise and whole exports give the same ops")
+    check(whole[2] is not None and whole[2] == pieces[2],
+          "the same single-device step (%s and %s us)" % (pieces[2], whole[2]))
 
 
 def main():
@@ -98,6 +142,7 @@ def main():
         total = sim["peak_mem_bytes"][0] + sim["param_bytes"][0]
         check(sim["param_bytes"][0] == s["param_bytes"] and total > s["param_bytes"],
               "one device holds the parameters and the activations (%d bytes)" % total)
+    check_blockwise(placeto, a.work)
     print("%d failure(s)" % len(FAILURES))
     return 1 if FAILURES else 0
 
