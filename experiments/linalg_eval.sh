@@ -8,6 +8,7 @@
 # Usage: [SEEDS="1 2 3"] [DEVICES="4 8 16"] [TIMES=1000] [MODELS="nmt"] [COUNT=8]
 #        experiments/linalg_eval.sh GRAPH_SEED [OUT (default runs/linalg_eval/g<GRAPH_SEED>)]
 #   GRAPH_SEED 101 is the tuning set (looked at while deciding anything); 202 is the report set.
+#   A MODELS entry NAME=PATH names a checkpoint outside models/ (e.g. a run's), labelled NAME.
 #   Writes OUT/graphs/, OUT/d<D>_t<T>_s<seed>.csv (anneal, descent, auto) and
 #   OUT/d<D>_t<T>_s<seed>_<model>.csv (auto, policy-search with models/<model>.h5), then
 #   prints experiments/summarize_linalg_eval.py OUT.  Run it alone: the budgets are times.
@@ -32,10 +33,12 @@ for d in "${devices[@]}"; do
       [[ -f $base.csv ]] ||
         "$bin/placeto" compare --graphs "$out/graphs" --devices "$d" --seed "$s" \
           --methods best,anneal,descent,auto --time-ms "$t" --out "$base.csv" > /dev/null
-      for m in "${models[@]}"; do
+      for entry in "${models[@]}"; do
+        m=${entry%%=*} ckpt=models/$entry.h5
+        [[ $entry == *=* ]] && ckpt=${entry#*=}
         [[ -f ${base}_$m.csv ]] ||
           "$bin/placeto" compare --graphs "$out/graphs" --devices "$d" --seed "$s" \
-            --methods auto,policy-search --checkpoint "models/$m.h5" --time-ms "$t" \
+            --methods auto,policy-search --checkpoint "$ckpt" --time-ms "$t" \
             --out "${base}_$m.csv" > /dev/null
       done
       echo "D=$d T=${t}ms seed $s done"

@@ -102,6 +102,8 @@ expect_fail "per_graph missing cluster file" "CLUSTER=$tmp/none.yaml: no such fi
   env CLUSTER="$tmp/none.yaml" bash "$exp/per_graph.sh" "$tmp/nographs"
 expect_fail "per_graph family not generated" "run experiments/generalization.sh nosuchfamily first" \
   bash "$exp/per_graph.sh" nosuchfamily
+expect_fail "default_model_check missing scorer" "$tmp/none.h5: no such file" \
+  bash "$exp/default_model_check.sh" "$tmp/none.h5"
 
 # --- experiments/pool.sh: at most MAX jobs at once, every job run, a failing job fails the driver.
 cat > "$tmp/pool_driver.sh" << 'EOF'

@@ -8,6 +8,8 @@
 
 #include "common/error.h"
 #include "common/rng.h"
+#include "improve/scorer_config.h"
+#include "sim/cluster.h"
 
 namespace placeto {
 namespace {
@@ -161,4 +163,21 @@ TEST(MoveScorer, CheckpointRoundTripsAndRefusesOtherShapes) {
 }
 
 }  // namespace
+// The scorer-training configs that experiments/ names load, and their cluster files exist
+// (paths relative to the repository root, where the scripts run); the one scorer for every
+// family names the three families.
+TEST(ScorerConfig, ExperimentConfigsLoad) {
+  const std::string root = std::string(PLACETO_SOURCE_DIR) + "/";
+  for (const char* name : {"search_ptb", "search_nmt", "search_cifar10", "search_default"}) {
+    SCOPED_TRACE(name);
+    const ScorerTrainConfig c =
+        load_scorer_train_config(root + "experiments/configs/" + name + ".yaml", {});
+    for (const std::string& file : c.clusters)
+      EXPECT_GT(load_cluster(root + file).num_devices(), 1);
+    if (std::string(name) == "search_default") {
+      EXPECT_EQ(c.families, (std::vector<std::string>{"ptb", "nmt", "cifar10"}));
+    }
+  }
+}
+
 }  // namespace placeto
