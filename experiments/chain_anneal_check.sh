@@ -39,10 +39,10 @@ for fam in ptb nmt cifar10 linalg; do
       > "$dir/capped.yaml"
     for s in 1 2 3; do
       [[ -f $dir/d3_s$s.csv ]] || "$bin/placeto" compare --graphs "$dir/graph" --devices 3 \
-        --methods anneal,chain-anneal,auto --time-ms "$t" --seed "$s" --out "$dir/d3_s$s.csv" 2> "$dir/d3_s$s.log" \
+        --methods anneal,chain-anneal,auto --checkpoint none --time-ms "$t" --seed "$s" --out "$dir/d3_s$s.csv" 2> "$dir/d3_s$s.log" \
         > /dev/null
       [[ -f $dir/d4cap_s$s.csv ]] || "$bin/placeto" compare --graphs "$dir/graph" \
-        --cluster "$dir/capped.yaml" --methods anneal,chain-anneal,auto --time-ms "$t" \
+        --cluster "$dir/capped.yaml" --methods anneal,chain-anneal,auto --checkpoint none --time-ms "$t" \
         --seed "$s" --out "$dir/d4cap_s$s.csv" 2> "$dir/d4cap_s$s.log" > /dev/null
     done
     echo "$fam $name done"

@@ -27,7 +27,9 @@ bin=${PLACETO_BIN:-build/bin}
 zoo=runs/zoo
 out=${OUT:-runs/memory_zoo}
 scorer=${SCORER:-models/ptb.h5}
-auto_ckpt=()
+# Without AUTO_SCORER, auto runs without a model (as in RESULTS.md section 12, before the
+# default model existed).
+auto_ckpt=(--checkpoint none)
 [[ ${AUTO_SCORER:-0} == 1 ]] && auto_ckpt=(--checkpoint "$scorer")
 read -r -a models <<< "${MODELS:-gpt12 gpt48 resnet152 inception_v3 googlenet vit_b_16}"
 read -r -a devices <<< "${DEVICES:-2 4 8}"

@@ -6,6 +6,7 @@
 #include "common/rng.h"
 #include "improve/what_if.h"
 #include "sim/families/family.h"
+#include "sim/graph_io.h"
 #include "sim/placers/registry.h"
 #include "sim/placers/search_util.h"
 #include "sim/simulator.h"
@@ -96,16 +97,24 @@ int64_t teacher_trajectory(const Graph& g, const Cluster& c, const Placement& st
   return simulations;
 }
 
-std::vector<LabelJob> label_jobs(const ScorerTrainConfig& cfg, int num_clusters) {
+std::vector<LabelJob> label_jobs(const ScorerTrainConfig& cfg,
+                                 const std::vector<int>& cluster_devices) {
+  const int num_clusters = static_cast<int>(cluster_devices.size());
   std::vector<LabelJob> jobs;
   for (const std::string& fam : cfg.families)
     for (int gi = 0; gi < cfg.graphs; ++gi)
       for (int ci = 0; ci < num_clusters; ++ci)
         for (int s = 0; s < cfg.starts; ++s) jobs.push_back({fam, gi, ci, s});
+  for (int gi = 0; gi < static_cast<int>(cfg.graph_files.size()); ++gi)
+    for (int ci = 0; ci < num_clusters; ++ci)
+      if (cfg.graph_files_max_devices == 0 || cluster_devices[ci] <= cfg.graph_files_max_devices)
+        for (int s = 0; s < cfg.starts; ++s) jobs.push_back({kGraphFileJob, gi, ci, s});
   return jobs;
 }
 
 Graph label_job_graph(const ScorerTrainConfig& cfg, const LabelJob& j) {
+  if (j.family == kGraphFileJob)
+    return load_graph(cfg.graph_files.at(static_cast<size_t>(j.graph)));
   const FamilySpec spec = resolve_family_spec(default_family_spec(j.family));
   return generate_graph(spec, j.graph, static_cast<uint64_t>(cfg.graph_seed));
 }

@@ -39,14 +39,19 @@ int64_t teacher_trajectory(const Graph& g, const Cluster& c, const Placement& st
 // One labelled trajectory's worth of work: a graph of a family, a cluster of the config, and
 // which start (0: the best fast placement; later ones perturbed).
 struct LabelJob {
-  std::string family;
+  std::string family;  // kGraphFileJob: graph indexes the config's graph_files
   int graph = 0;
   int cluster = 0;  // index into the clusters trained on
   int start = 0;
 };
 
-// Every job of the config, in the order the ranks share them (job k goes to rank k % size).
-std::vector<LabelJob> label_jobs(const ScorerTrainConfig& cfg, int num_clusters);
+inline constexpr const char kGraphFileJob[] = "@file";
+
+// Every job of the config, in the order the ranks share them (job k goes to rank k % size):
+// the families' graphs on every cluster, then the graph files on the clusters of at most
+// graph_files_max_devices devices.  `cluster_devices`: each cluster's device count.
+std::vector<LabelJob> label_jobs(const ScorerTrainConfig& cfg,
+                                 const std::vector<int>& cluster_devices);
 Graph label_job_graph(const ScorerTrainConfig& cfg, const LabelJob& j);
 // The start of job k: the best fast placement, with a share `perturb` of its ops moved to
 // random devices for the starts after the first.

@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "common/rng.h"
+#include "sim/coarsen.h"
 #include "sim/placers/metropolis.h"
 #include "sim/placers/search_util.h"
 #include "sim/simulator.h"
@@ -31,7 +32,23 @@ class LearnedProposer : public Proposer {
  public:
   LearnedProposer(const Graph& g, const Cluster& c, MoveScorer* scorer,
                   const LearnedSearchOptions& o, LearnedSearchStats* st)
-      : what_if_(g, c), scorer_(scorer), o_(o), st_(st), batch_(std::max(1, o.batch)) {}
+      : g_(g), what_if_(g, c), scorer_(scorer), o_(o), st_(st), batch_(std::max(1, o.batch)) {
+    if (o.group_share > 0) {
+      const std::vector<int32_t> group = training_op_groups(g);
+      std::vector<int> index(g.num_nodes(), -1);
+      group_index_.resize(g.num_nodes());
+      for (NodeId v = 0; v < g.num_nodes(); ++v) {
+        int& k = index[group[v]];
+        if (k < 0) {
+          k = static_cast<int>(members_.size());
+          members_.emplace_back();
+        }
+        group_index_[v] = k;
+        members_[k].push_back(v);
+      }
+    }
+    if (o.segment_share > 0) chains_ = forward_chains(g);
+  }
 
   // The simulator's latest simulation is the start's: its schedule gives the first ranking.
   void begin(MetropolisSearch& s) override { refresh(s); }
@@ -61,15 +78,21 @@ class LearnedProposer : public Proposer {
         tried_[pick] = 1;
         const Move m = moves_[pick];
         if (current.device[m.op] == m.device) continue;  // a no-op since the ranking was made
-        const int32_t old = current.device[m.op];
-        current.device[m.op] = m.device;
+        widen(m, current, rng, &candidate_);
+        undo_.clear();
+        for (const Move& c : candidate_) {
+          undo_.push_back({c.op, current.device[c.op]});
+          current.device[c.op] = c.device;
+        }
         const double sc = s.simulate(current);
-        current.device[m.op] = old;
+        for (auto it = undo_.rbegin(); it != undo_.rend(); ++it)
+          current.device[it->op] = it->device;
         sim_is_current_ = false;
         ++drawn;
         chosen_is_last_ = sc < chosen_score;
         if (chosen_is_last_) {
           chosen = m;
+          chosen_moves_ = candidate_;
           chosen_score = sc;
         }
       }
@@ -85,7 +108,7 @@ class LearnedProposer : public Proposer {
         if (fails_ >= o_.greedy_tries || exhausted) return Proposal::none();
         continue;
       }
-      s.move(chosen.op, chosen.device);
+      for (const Move& c : chosen_moves_) s.move(c.op, c.device);
       return Proposal::with_score(chosen_score);
     }
     return Proposal::none();  // the budget ran out while drawing
@@ -132,6 +155,51 @@ class LearnedProposer : public Proposer {
     ++st_->refreshes;
   }
 
+  // The ops that candidate move m moves, with their targets (m first): m alone, or widened
+  // to a group, a chain segment or a swap (LearnedSearchOptions).  Ops already at their
+  // target are left out.
+  void widen(const Move& m, const Placement& current, PlacerRng& rng, std::vector<Move>* out) {
+    out->assign(1, m);
+    const double total = o_.group_share + o_.segment_share + o_.swap_share;
+    if (total <= 0) return;
+    double u = rng.uniform01();
+    if (u < o_.group_share && !members_.empty()) {
+      for (NodeId w : members_[group_index_[m.op]])
+        if (w != m.op && current.device[w] != m.device) out->push_back({w, m.device});
+      return;
+    }
+    u -= o_.group_share;
+    if (u >= 0 && u < o_.segment_share && !chains_.chains.empty()) {
+      const auto& chain = chains_.chains[chains_.chain[m.op]];
+      const int len = static_cast<int>(chain.size());
+      const int at = chains_.position[m.op];
+      const int l = 1 + static_cast<int>(rng.below(len));
+      int lo = at, hi = at + l;
+      if (rng.uniform01() < 0.5) {
+        lo = at - l + 1;
+        hi = at + 1;
+      }
+      for (int i = std::max(lo, 0); i < std::min(hi, len); ++i)
+        for (NodeId w : chain[i])
+          if (w != m.op && current.device[w] != m.device) out->push_back({w, m.device});
+      return;
+    }
+    u -= o_.segment_share;
+    if (u >= 0 && u < o_.swap_share) {
+      // The partner: the first move of the ranking from m's target back to m's device.
+      const int32_t home = current.device[m.op];
+      const size_t limit = std::min(order_.size(), static_cast<size_t>(8 * g_.num_nodes()));
+      for (size_t k = 0; k < limit; ++k) {
+        const Move& w = moves_[order_[k]];
+        if (w.op != m.op && w.device == home && current.device[w.op] == m.device) {
+          out->push_back(w);
+          return;
+        }
+      }
+    }
+  }
+
+  const Graph& g_;
   WhatIf what_if_;
   MoveScorer* scorer_;
   const LearnedSearchOptions& o_;
@@ -144,6 +212,10 @@ class LearnedProposer : public Proposer {
   std::vector<char> tried_;
   size_t next_ = 0;
   int fails_ = 0, since_refresh_ = 0;
+  std::vector<Move> candidate_, chosen_moves_, undo_;  // undo_: (op, its device before)
+  std::vector<std::vector<NodeId>> members_;           // group moves: each group's ops
+  std::vector<int> group_index_;                       // and each op's group
+  ForwardChains chains_;                               // segment moves
   bool chosen_is_last_ = false;  // the latest proposal's candidate was the last one simulated
   bool sim_is_current_ = true;   // the simulator's latest simulation is the current state's
 };

@@ -53,6 +53,16 @@ struct LearnedSearchOptions {
   // alternatives, and the walk needs more heat to leave a basin (docs/LEARNED_SEARCH.md).
   double t_start_times_devices = 0.02, t_end = 2e-5;
   uint64_t seed = 1;
+  // Moves beyond one op (issue #35 item 3).  Each candidate drawn down the ranking is a move
+  // (v, d) of one op; with these probabilities it is widened, and simulated as one candidate:
+  //  * group: v with its training group (training_op_groups: its /grad and /update ops, or
+  //    its forward op and their siblings when v is one of them) to d;
+  //  * segment: a contiguous segment of v's forward chain (forward_chains: 1 to its length
+  //    groups, ending or starting at v's) to d;
+  //  * swap: v to d and, back to v's device, the op on d whose move there the current ranking
+  //    puts first (the scorer ranks both halves).
+  // Zero (the default): single-op moves only.
+  double group_share = 0, segment_share = 0, swap_share = 0;
 };
 
 struct LearnedSearchStats {

@@ -11,14 +11,39 @@
 namespace placeto {
 namespace {
 
-const ConfigKeys kKeys = {
-    {"families",  "graphs",       "graph_seed", "devices",          "clusters",
-     "starts",    "perturb",      "max_moves",  "keep_rows",        "sharpness",
-     "epochs",    "batch_states", "lr",         "lr_final",         "grad_clip",
-     "hidden1",   "hidden2",      "seed",       "keep_checkpoints", "gain_weighting",
-     "rl_epochs", "rl_episodes",  "rl_steps",   "rl_temperature",   "rl_lr",
-     "rl_batch",  "lr_end",       "clip_norm",  "memory_factors",   "features"},
-    {}};
+const ConfigKeys kKeys = {{"families",
+                           "graphs",
+                           "graph_seed",
+                           "devices",
+                           "clusters",
+                           "starts",
+                           "perturb",
+                           "max_moves",
+                           "keep_rows",
+                           "sharpness",
+                           "epochs",
+                           "batch_states",
+                           "lr",
+                           "lr_final",
+                           "grad_clip",
+                           "hidden1",
+                           "hidden2",
+                           "seed",
+                           "keep_checkpoints",
+                           "gain_weighting",
+                           "rl_epochs",
+                           "rl_episodes",
+                           "rl_steps",
+                           "rl_temperature",
+                           "rl_lr",
+                           "rl_batch",
+                           "lr_end",
+                           "clip_norm",
+                           "memory_factors",
+                           "features",
+                           "graph_files",
+                           "graph_files_max_devices"},
+                          {}};
 
 std::vector<std::string> string_list(const YamlField& f) {
   std::vector<std::string> out;
@@ -61,6 +86,8 @@ ScorerTrainConfig from_root(YAML::Node root, const std::string& source,
     }
   }
   if (f.has("clusters")) c.clusters = string_list(f.at("clusters"));
+  if (f.has("graph_files")) c.graph_files = string_list(f.at("graph_files"));
+  f.get("graph_files_max_devices", &c.graph_files_max_devices);
   if (f.has("memory_factors")) {
     const YamlField m = f.at("memory_factors");
     if (!m.is_sequence()) m.fail("must be a list of capacity factors");
@@ -110,7 +137,10 @@ ScorerTrainConfig from_root(YAML::Node root, const std::string& source,
            std::to_string(WhatIf::kNumFeatures) + "]");
   need(c.graphs >= 1 && c.graphs <= 10000, "graphs", "must be in [1, 10000]");
   need(c.devices.size() + c.clusters.size() >= 1, "devices", "no devices and no clusters");
-  need(!c.families.empty(), "families", "must name at least one family");
+  need(!c.families.empty() || !c.graph_files.empty(), "families",
+       "must name at least one family (or give graph_files)");
+  need(c.graph_files_max_devices >= 0, "graph_files_max_devices",
+       "must be >= 0 (0: every cluster)");
   need(c.starts >= 1 && c.starts <= 100, "starts", "must be in [1, 100]");
   need(c.perturb >= 0 && c.perturb <= 1, "perturb", "must be in [0, 1]");
   need(c.max_moves >= 1 && c.max_moves <= 100000, "max_moves", "must be in [1, 100000]");
@@ -154,6 +184,10 @@ std::string scorer_train_config_to_yaml(const ScorerTrainConfig& c) {
   e << YAML::Key << "graph_seed" << YAML::Value << c.graph_seed;
   e << YAML::Key << "devices" << YAML::Value << YAML::Flow << c.devices;
   e << YAML::Key << "clusters" << YAML::Value << YAML::Flow << c.clusters;
+  if (!c.graph_files.empty()) {
+    e << YAML::Key << "graph_files" << YAML::Value << YAML::Flow << c.graph_files;
+    e << YAML::Key << "graph_files_max_devices" << YAML::Value << c.graph_files_max_devices;
+  }
   if (c.features > 0) e << YAML::Key << "features" << YAML::Value << c.features;
   if (!c.memory_factors.empty())
     e << YAML::Key << "memory_factors" << YAML::Value << YAML::Flow << c.memory_factors;

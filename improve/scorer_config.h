@@ -20,6 +20,11 @@ struct ScorerTrainConfig {
   int64_t graph_seed = 11;
   std::vector<int> devices = {2, 3, 4};  // identical k80 devices
   std::vector<std::string> clusters;     // cluster YAML files, trained on as well
+  // Graph files (e.g. imported real models, `placeto import --training`), trained on as well,
+  // on the clusters of at most graph_files_max_devices devices (0: on every cluster).  Paths
+  // are relative to the working directory, as `clusters`.
+  std::vector<std::string> graph_files;
+  int graph_files_max_devices = 0;
   // Capped memory (issue #33): for each factor f and each device count of `devices`, also
   // that many k80 devices of f x the graph's balanced share each (with_balanced_capacity in
   // sim/placers/memory.h).  Empty: no capped clusters.

@@ -35,6 +35,12 @@ constexpr char kMetricsHeader[] =
     "epoch,loss,top1_improving,top1_best,lr,states,seconds,phase,rl_final_to_start,"
     "rl_improved";
 
+std::vector<int> device_counts(const std::vector<Cluster>& clusters) {
+  std::vector<int> d;
+  for (const Cluster& c : clusters) d.push_back(c.num_devices());
+  return d;
+}
+
 // What the three parts share: the config, the clusters and jobs, the scorer and its
 // optimizer, and the harness's outputs.
 struct ScorerRun {
@@ -44,7 +50,7 @@ struct ScorerRun {
         cfg(std::move(config)),
         config_yaml(scorer_train_config_to_yaml(cfg)),
         clusters(std::move(cl)),
-        jobs(label_jobs(cfg, static_cast<int>(clusters.size()))),
+        jobs(label_jobs(cfg, device_counts(clusters))),
         scorer(ScorerShape{cfg.features > 0 ? cfg.features : WhatIf::kNumFeatures, cfg.hidden1,
                            cfg.hidden2}),
         adam(scorer.num_params()),

@@ -1,6 +1,8 @@
 #include "improve/search_placers.h"
 
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
 #include <optional>
 
 #include "common/checkpoint/checkpoint_store.h"
@@ -8,6 +10,7 @@
 #include "common/rng.h"
 #include "improve/learned_search.h"
 #include "improve/what_if.h"
+#include "placeto/config.h"
 #include "sim/placers/memory_rule.h"
 #include "sim/placers/registry.h"
 #include "sim/placers/search_util.h"
@@ -15,6 +18,22 @@
 
 namespace placeto {
 namespace {
+
+// The share of candidates widened to the op's training group (--search-set group_share):
+// picked on the tuning graphs of experiments/move_kinds.sh (generator seed 31, equal budgets,
+// RESULTS.md section 15), where 0.3 gave 0.96 of the single-op search's step on nmt at 8 and
+// 16 devices, 0.97-0.99 on cifar10 and 0.99-1.01 elsewhere but ptb at 8 devices (1.025);
+// segment and swap moves gained less and are off unless asked for.
+constexpr double kDefaultGroupShare = 0.3;
+// auto's first descent: at most this share of the time left after the learned search, on
+// clusters of at most kDescentFirstMaxDevices devices (--search-set descent_share overrides
+// it; 0: straight to chain-anneal).  Picked on the tuning graphs (experiments/auto_tune.sh
+// 31, 20,000 simulations, no model; RESULTS.md section 15): over the better of anneal and
+// descent, 0.5 took 4 devices from 1.030 to 0.996 (ptb from 1.227 to 1.034) but 8 devices
+// from 0.989 to 1.011 and 16 from 0.961 to 0.990, where a descent step costs N (D - 1)
+// simulations and the descent gets few steps.
+constexpr double kDefaultDescentShare = 0.5;
+constexpr int kDescentFirstMaxDevices = 4;
 
 double ms_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
@@ -36,6 +55,8 @@ class LearnedPlacer : public Placer {
       lo.greedy_tries = 32;
       lo.refresh_every = 8;
     }
+    lo.group_share = kDefaultGroupShare;
+    apply_search_settings(o.search_settings, &lo);
     lo.seed = static_cast<uint64_t>(o.seed);
     lo.budget = o.budget;
     if (o.time_ms > 0) lo.time_ms = std::max(1e-3, o.time_ms - ms_since(t_call));
@@ -81,6 +102,10 @@ class AutoPlacer : public Placer {
     auto has_left = [&](double min_ms, int64_t min_sims) {
       return by_time ? left_ms() >= min_ms : left_sims() >= min_sims;
     };
+    LearnedSearchOptions settings;
+    settings.group_share = kDefaultGroupShare;
+    double descent_share = c.num_devices() <= kDescentFirstMaxDevices ? kDefaultDescentShare : 0;
+    apply_search_settings(o.search_settings, &settings, &descent_share);
     Placement best = search_start(g, c, o, "auto");
     std::string phases;
     if (loaded_) {
@@ -89,7 +114,7 @@ class AutoPlacer : public Placer {
       const double slice_ms = total_ms / kSlices;
       const int64_t slice_sims = std::max<int64_t>(1, o.budget / kSlices);
       for (int k = 0; k < kSlices && has_left(slice_ms / 4, slice_sims / 4); ++k) {
-        LearnedSearchOptions lo;
+        LearnedSearchOptions lo = settings;
         lo.seed = derive_seed(static_cast<uint64_t>(o.seed), static_cast<uint64_t>(k));
         if (by_time) {
           lo.time_ms = std::min(slice_ms, left_ms());
@@ -133,6 +158,12 @@ class AutoPlacer : public Placer {
       sims += st.simulations;
       phases += phases.empty() ? method : std::string(", then ") + method;
     };
+    // Steepest descent first, with up to descent_share of what is left: it stops at a local
+    // optimum, often well before, and where annealing's walk is too hot for the time given
+    // (ptb and nmt at 4 and 8 devices) it is the better search by far.  Then chain-anneal from
+    // the best so far (it returns the best it saw, so it cannot undo the descent).
+    if (descent_share > 0 && has_left(kMinAnnealMs, kMinAnnealSims))
+      run_phase("descent", descent_share);
     if (has_left(kMinAnnealMs, kMinAnnealSims)) run_phase("chain-anneal", 1.0);
     // anneal sizes its budget from the time left, so it can end early: descent then.
     if (has_left(kMinAnnealMs, kMinAnnealSims)) run_phase("descent", 1.0);
@@ -160,6 +191,51 @@ class AutoPlacer : public Placer {
 
 }  // namespace
 
+void apply_search_settings(const std::vector<std::string>& settings, LearnedSearchOptions* o,
+                           double* descent_share) {
+  for (const std::string& kv : settings) {
+    const size_t eq = kv.find('=');
+    const std::string key = kv.substr(0, eq);
+    double* field = key == "group_share"     ? &o->group_share
+                    : key == "segment_share" ? &o->segment_share
+                    : key == "swap_share"    ? &o->swap_share
+                    : key == "descent_share" ? descent_share
+                                             : nullptr;
+    if (eq == std::string::npos || field == nullptr)
+      throw InputError("--search-set '" + kv +
+                       "': expected key=value with key group_share, segment_share, swap_share "
+                       "or (auto only) descent_share");
+    const std::string text = kv.substr(eq + 1);
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !(v >= 0 && v <= 1))
+      throw InputError("--search-set '" + kv + "': " + key + " must be a number in [0, 1]");
+    *field = v;
+  }
+  if (o->group_share + o->segment_share + o->swap_share > 1 + 1e-12)
+    throw InputError(
+        "--search-set: group_share + segment_share + swap_share must be at most 1 "
+        "(got " +
+        std::to_string(o->group_share) + " + " + std::to_string(o->segment_share) + " + " +
+        std::to_string(o->swap_share) + "; the learned-search placers start from group_share=0.3)");
+}
+
+std::string default_model_path() {
+  const char* env = std::getenv("PLACETO_DEFAULT_MODEL");
+  if (env != nullptr && *env != '\0') return env;
+  return std::string(PLACETO_SOURCE_DIR) + "/models/default.h5";
+}
+
+std::string scorer_checkpoint_or_default(const std::string& checkpoint) {
+  if (!checkpoint.empty()) return checkpoint;
+  const std::string path = default_model_path();
+  if (!std::filesystem::exists(path))
+    throw InputError("no --checkpoint given, and the default model " + path +
+                     " does not exist (pass --checkpoint, set PLACETO_DEFAULT_MODEL, or give "
+                     "auto --checkpoint none)");
+  return path;
+}
+
 LoadedScorer load_scorer(const std::string& path) {
   LoadedScorer s;
   const CheckpointData data = read_checkpoint_any(path, &s.path);
@@ -177,6 +253,16 @@ LoadedScorer load_scorer(const std::string& path) {
   return s;
 }
 
+namespace {
+// policy-search and scorer-greedy: the checkpoint or the default; never "none".
+std::string learned_checkpoint(const char* method, const std::string& checkpoint) {
+  if (checkpoint == "none")
+    throw InputError(std::string("--checkpoint none: ") + method +
+                     " needs a model (only auto runs without one)");
+  return scorer_checkpoint_or_default(checkpoint);
+}
+}  // namespace
+
 void register_learned_search_placers() {
   if (find_placer("policy-search")) return;
   PlacerInfo greedy;
@@ -186,9 +272,10 @@ void register_learned_search_placers() {
       "learned-search checkpoint ranks first (--checkpoint)";
   greedy.kind = PlacerKind::kLearned;
   greedy.takes_budget = true;
-  greedy.needs_checkpoint = true;
+  greedy.accepts_checkpoint = true;
   greedy.make = [](const PlacerOptions& o) -> std::unique_ptr<Placer> {
-    return std::make_unique<LearnedPlacer>("scorer-greedy", load_scorer(o.checkpoint), true);
+    return std::make_unique<LearnedPlacer>(
+        "scorer-greedy", load_scorer(learned_checkpoint("scorer-greedy", o.checkpoint)), true);
   };
   register_placer(greedy);
   PlacerInfo ps;
@@ -200,9 +287,10 @@ void register_learned_search_placers() {
   ps.stochastic = true;
   ps.takes_budget = true;
   ps.takes_start = true;
-  ps.needs_checkpoint = true;
+  ps.accepts_checkpoint = true;
   ps.make = [](const PlacerOptions& o) -> std::unique_ptr<Placer> {
-    return std::make_unique<LearnedPlacer>("policy-search", load_scorer(o.checkpoint), false);
+    return std::make_unique<LearnedPlacer>(
+        "policy-search", load_scorer(learned_checkpoint("policy-search", o.checkpoint)), false);
   };
   register_placer(ps);
   PlacerInfo au;
@@ -217,7 +305,7 @@ void register_learned_search_placers() {
   au.accepts_checkpoint = true;
   au.make = [](const PlacerOptions& o) -> std::unique_ptr<Placer> {
     std::optional<LoadedScorer> s;
-    if (!o.checkpoint.empty()) s = load_scorer(o.checkpoint);
+    if (o.checkpoint != "none") s = load_scorer(scorer_checkpoint_or_default(o.checkpoint));
     return std::make_unique<AutoPlacer>(std::move(s));
   };
   register_placer(au);

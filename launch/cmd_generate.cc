@@ -33,10 +33,10 @@ void register_generate_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "generate", "Write a family of training graphs (ENAS-style cells) and manifest.json");
   cmd->add_option("--family", a->spec.family,
-                  "cifar10, ptb or nmt; linalg (tiled Cholesky, LU and stencil task graphs) is "
-                  "for evaluation only")
+                  "cifar10, ptb, nmt or layered (random layered DAGs); linalg (tiled Cholesky, "
+                  "LU and stencil task graphs) is for evaluation only")
       ->required()
-      ->check(CLI::IsMember({"cifar10", "ptb", "nmt", "linalg"}));
+      ->check(CLI::IsMember({"cifar10", "ptb", "nmt", "layered", "linalg"}));
   cmd->add_option("--count", a->count, "Number of graphs")->check(CLI::Range(1, 100000));
   cmd->add_option("--seed", a->seed, "Seed; the same seed gives byte-identical files");
   cmd->add_option("--out", a->out, "Output directory")->required();

@@ -90,9 +90,11 @@ std::vector<MethodSpec> equal_time_specs(const EvalArgs& a, EqualTimeTable* tabl
   greedy.samples = 1;
   specs.push_back(greedy);
   specs.push_back({"best-classical", "best"});
-  const std::string search_name = a.search_checkpoint.empty()
-                                      ? "auto (fast placers, then descent)"
-                                      : "auto (learned search, " + a.search_checkpoint + ")";
+  const std::string search_name =
+      a.search_checkpoint == "none"
+          ? "auto (fast placers, then chain-anneal and descent)"
+          : "auto (learned search, " +
+                (a.search_checkpoint.empty() ? "the default model" : a.search_checkpoint) + ")";
   table->rows = {{"Placeto policy (then anneal, if time is left)", {}},
                  {search_name, {}},
                  {"anneal", {}},
@@ -221,8 +223,9 @@ int run_eval_command(const std::vector<std::string>& args) {
                  "column per item of a list of 'policy' (the greedy policy's own time on each "
                  "graph) and milliseconds, e.g. policy,1000");
   ev->add_option("--search-checkpoint", ea->search_checkpoint,
-                 "With --equal-time: the learned-search model of the auto row (e.g. "
-                 "models/ptb.h5; none: auto is the fast placers, then descent)");
+                 "With --equal-time: the learned-search model of the auto row (default: "
+                 "models/default.h5; none: auto is the fast placers, then chain-anneal and "
+                 "descent)");
   ev->add_option("--seed", ea->seed, "Seed (default 1)");
   ev->add_option("--placements", ea->placements, "Write every placement to this directory");
   ev->add_option("--out", ea->out, "Report (CSV)")->required();

@@ -22,6 +22,10 @@ void add_placer_cli_options(CLI::App* cmd, PlacerCliArgs* a) {
   cmd->add_option("--samples", a->options.samples,
                   "random: placements drawn (default 16); policy: best of k episodes")
       ->check(CLI::Range(0, 1 << 30));
+  cmd->add_option("--search-set", a->options.search_settings,
+                  "Learned search (policy-search, scorer-greedy, auto): key=value settings of "
+                  "its moves: group_share, segment_share, swap_share (shares of candidates "
+                  "widened to an op's training group, a forward-chain segment, a swap)");
 }
 
 Cluster cluster_from_cli(const PlacerCliArgs& a) { return resolve_cluster(a.cluster, a.devices); }

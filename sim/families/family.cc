@@ -31,7 +31,7 @@ void check_range(const FamilySpec& s, const char* field, int value, int lo, int 
 }
 }  // namespace
 
-std::vector<std::string> family_names() { return {"cifar10", "ptb", "nmt"}; }
+std::vector<std::string> family_names() { return {"cifar10", "ptb", "nmt", "layered"}; }
 
 bool evaluation_only_family(const std::string& family) { return family == "linalg"; }
 
@@ -57,11 +57,12 @@ FamilySpec default_family_spec(const std::string& family) {
     s.steps = 6;
     s.layers = 1;
     s.vocab = 16000;
-  } else if (family == "linalg") {
-    // width (tile size) and steps (tiles per side) stay 0: drawn per graph.
+  } else if (family == "linalg" || family == "layered") {
+    // linalg: width (tile size) and steps (tiles per side) stay 0, drawn per graph; layered:
+    // width (widest layer) and steps (depth) likewise.
   } else {
     throw InputError("unknown graph family '" + family +
-                     "' (known: cifar10, ptb, nmt; for evaluation only: linalg)");
+                     "' (known: cifar10, ptb, nmt, layered; for evaluation only: linalg)");
   }
   return s;
 }
@@ -73,6 +74,11 @@ FamilySpec resolve_family_spec(const FamilySpec& in) {
   if (s.family == "linalg") {
     if (s.width != 0) check_range(s, "width (tile size)", s.width, 16, 8192);
     if (s.steps != 0) check_range(s, "steps (tiles per side)", s.steps, 2, 16);
+    return s;
+  }
+  if (s.family == "layered") {
+    if (s.width != 0) check_range(s, "width (widest layer)", s.width, 1, 256);
+    if (s.steps != 0) check_range(s, "steps (depth)", s.steps, 1, 4096);
     return s;
   }
   if (s.batch == 0) s.batch = d.batch;
@@ -100,6 +106,7 @@ Graph generate_graph(const FamilySpec& in, int index, uint64_t seed) {
   if (spec.family == "cifar10") return build_cifar10_graph(spec, rng, name);
   if (spec.family == "ptb") return build_ptb_graph(spec, rng, name);
   if (spec.family == "linalg") return build_linalg_graph(spec, rng, name);
+  if (spec.family == "layered") return build_layered_graph(spec, rng, name);
   return build_nmt_graph(spec, rng, name);
 }
 

@@ -15,7 +15,7 @@ namespace placeto {
 
 // What to generate.  Zero fields take the family's default (default_family_spec()).
 struct FamilySpec {
-  std::string family;           // "cifar10", "ptb", "nmt" or (evaluation only) "linalg"
+  std::string family;           // "cifar10", "ptb", "nmt", "layered" or (evaluation only) "linalg"
   std::string profile = "k80";  // cost-model profile the op costs are computed for
   int batch = 0;                // images (cifar10) or sequences (ptb, nmt) per step
   int width = 0;                // first-stage channels (cifar10) or hidden size (ptb, nmt)
@@ -25,7 +25,7 @@ struct FamilySpec {
   int vocab = 0;   // vocabulary size (ptb, nmt)
 };
 
-// The training families: cifar10, ptb, nmt.
+// The training families: cifar10, ptb, nmt, layered.
 std::vector<std::string> family_names();
 // Families for evaluation only, never trained on: "linalg" (tiled Cholesky, LU and stencil
 // task graphs; width = tile size, steps = tiles per side, 0 = drawn per graph; the other

@@ -20,5 +20,6 @@ Graph build_cifar10_graph(const FamilySpec& spec, FamilyRng& rng, const std::str
 Graph build_ptb_graph(const FamilySpec& spec, FamilyRng& rng, const std::string& name);
 Graph build_nmt_graph(const FamilySpec& spec, FamilyRng& rng, const std::string& name);
 Graph build_linalg_graph(const FamilySpec& spec, FamilyRng& rng, const std::string& name);
+Graph build_layered_graph(const FamilySpec& spec, FamilyRng& rng, const std::string& name);
 
 }  // namespace placeto

@@ -66,6 +66,9 @@ struct PlacerOptions {
   // places, not its network (e.g. policy.coarse_groups=128); a key that changes the network
   // fails when the parameters are read.
   std::vector<std::string> checkpoint_overrides;
+  // The learned search (policy-search, scorer-greedy, auto): "key=value" settings of its moves
+  // (improve/search_placers.h lists the keys).  Other methods ignore them.
+  std::vector<std::string> search_settings;
   // When set, a search writes what it spent here, and a placer that falls back to another's
   // answer says so in `note`.  Not part of the result.
   PlacerStats* stats = nullptr;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include "common/checkpoint/checkpoint_file.h"
@@ -17,6 +18,8 @@
 #include "improve/labelling.h"
 #include "improve/scorer_rl.h"
 #include "improve/search_placers.h"
+#include "sim/coarsen.h"
+#include "sim/families/family.h"
 #include "sim/placers/registry.h"
 #include "sim/placers/search_util.h"
 #include "sim/simulator.h"
@@ -306,10 +309,11 @@ TEST_F(LearnedPlacers, OneCheckpointPlacesAnyDeviceCountAndAHeterogeneousCluster
   }
 }
 
-TEST_F(LearnedPlacers, AutoWithoutACheckpointImprovesOnTheBestFastPlacement) {
+TEST_F(LearnedPlacers, AutoWithoutAModelImprovesOnTheBestFastPlacement) {
   const Graph g = random_graph(60, 10);
   const Cluster c = default_cluster(3);
   PlacerOptions o;
+  o.checkpoint = "none";
   o.time_ms = 30;
   const Placement p = make_placer("auto", o)->place(g, c, o);
   EXPECT_LE(score_of(g, c, p), score_of(g, c, best_fast_placement(g, c, PlacerOptions{})));
@@ -345,7 +349,7 @@ TEST_F(LearnedPlacers, AutoIsNoWorseThanTheAnnealOrDescentOfItsBudget) {
       const double bar = std::min(median3("anneal", g, c, o), median3("descent", g, c, o));
       for (int with_scorer : {0, 1}) {
         PlacerOptions a = o;
-        if (with_scorer) a.checkpoint = path_;
+        a.checkpoint = with_scorer ? path_ : "none";
         const double got = median3("auto", g, c, a);
         EXPECT_LE(got, 1.05 * bar) << "graph seed " << seed << ", " << d << " devices, "
                                    << (with_scorer ? "with" : "without") << " a scorer";
@@ -383,7 +387,101 @@ TEST_F(LearnedPlacers, RefusesWhatIsNotALearnedSearchCheckpoint) {
   std::remove(p.c_str());
   std::remove((p + ".sha256").c_str());
   PlacerOptions none;
-  EXPECT_THROW(make_placer("policy-search", none), InputError);  // needs a checkpoint
+  none.checkpoint = "none";  // only auto runs without a model
+  EXPECT_THROW(make_placer("policy-search", none), InputError);
+  EXPECT_THROW(make_placer("scorer-greedy", none), InputError);
+  EXPECT_NO_THROW(make_placer("auto", none));
+}
+
+// Without --checkpoint the three learned-search methods read the default model: the file
+// $PLACETO_DEFAULT_MODEL names (else models/default.h5); a missing one is an InputError that
+// names it.
+TEST_F(LearnedPlacers, WithoutACheckpointTheDefaultModelIsUsed) {
+  const char* before = std::getenv("PLACETO_DEFAULT_MODEL");
+  const std::string saved = before ? before : "";
+  const std::string missing =
+      ::testing::TempDir() + "/no_default_model_" + std::to_string(::getpid()) + ".h5";
+  ::setenv("PLACETO_DEFAULT_MODEL", missing.c_str(), 1);
+  EXPECT_EQ(default_model_path(), missing);
+  for (const char* method : {"policy-search", "scorer-greedy", "auto"}) {
+    try {
+      make_placer(method, PlacerOptions{});
+      ADD_FAILURE() << method << " ran without a model";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(missing), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("default model"), std::string::npos) << e.what();
+    }
+  }
+  ::setenv("PLACETO_DEFAULT_MODEL", path_.c_str(), 1);
+  const Graph g = random_graph(40, 12);
+  const Cluster c = default_cluster(4);
+  PlacerOptions with_default;
+  with_default.budget = 150;
+  PlacerOptions with_file = with_default;
+  with_file.checkpoint = path_;
+  for (const char* method : {"policy-search", "scorer-greedy", "auto"})
+    EXPECT_TRUE(make_placer(method, with_default)->place(g, c, with_default) ==
+                make_placer(method, with_file)->place(g, c, with_file))
+        << method;
+  if (before) {
+    ::setenv("PLACETO_DEFAULT_MODEL", saved.c_str(), 1);
+  } else {
+    ::unsetenv("PLACETO_DEFAULT_MODEL");
+  }
+}
+
+// Moves beyond one op (LearnedSearchOptions: group, segment and swap shares): each setting
+// keeps the search's promises (never worse than its start, reproducible); with every candidate
+// a group move, a placement whose training groups are together keeps them together; and the
+// settings are checked.
+TEST(LearnedSearch, MovesBeyondOneOp) {
+  FamilySpec spec = default_family_spec("layered");
+  spec.steps = 8;
+  spec.width = 4;
+  // A training step (the family draws half of them): some groups of more than one op.
+  Graph g;
+  std::vector<int32_t> group;
+  for (uint64_t seed = 1; seed < 50; ++seed) {
+    g = generate_graph(spec, 0, seed);
+    group = training_op_groups(g);
+    if (*std::max_element(group.begin(), group.end()) + 1 < g.num_nodes() / 2) break;
+  }
+  ASSERT_LT(*std::max_element(group.begin(), group.end()) + 1, g.num_nodes() / 2);
+  const Cluster c = default_cluster(4);
+  // A start with every group on its forward op's device.
+  Placement start = best_fast_placement(g, c, PlacerOptions{});
+  std::vector<int32_t> group_device(g.num_nodes(), -1);
+  for (NodeId v = 0; v < g.num_nodes(); ++v) {
+    if (group_device[group[v]] < 0) group_device[group[v]] = start.device[v];
+    start.device[v] = group_device[group[v]];
+  }
+  const double s0 = score_of(g, c, start);
+  MoveScorer scorer(ScorerShape{WhatIf::kNumFeatures, 8, 4});
+  scorer.init(5);
+  for (const char* setting :
+       {"group_share=1", "segment_share=1", "swap_share=1", "group_share=0.2"}) {
+    LearnedSearchOptions o;
+    apply_search_settings({setting}, &o);
+    o.budget = 300;
+    o.seed = 7;
+    LearnedSearchStats st;
+    const Placement a = learned_search(g, c, start, &scorer, o, &st);
+    EXPECT_TRUE(a == learned_search(g, c, start, &scorer, o)) << setting;
+    EXPECT_LE(score_of(g, c, a), s0) << setting;
+    EXPECT_GT(st.accepted, 0) << setting;
+    if (std::string(setting) == "group_share=1") {
+      std::vector<int32_t> seen(g.num_nodes(), -1);
+      for (NodeId v = 0; v < g.num_nodes(); ++v) {
+        if (seen[group[v]] < 0) seen[group[v]] = a.device[v];
+        EXPECT_EQ(a.device[v], seen[group[v]]) << g.node_name(v) << " left its group";
+      }
+    }
+  }
+  LearnedSearchOptions o;
+  for (const char* bad :
+       {"group_share=2", "group_share=-0.1", "swap_share=x", "nothing=1", "group_share"})
+    EXPECT_THROW(apply_search_settings({bad}, &o), InputError) << bad;
+  EXPECT_THROW(apply_search_settings({"group_share=0.6", "swap_share=0.6"}, &o), InputError);
 }
 
 }  // namespace

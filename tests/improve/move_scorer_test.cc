@@ -168,7 +168,9 @@ TEST(MoveScorer, CheckpointRoundTripsAndRefusesOtherShapes) {
 // family names the three families.
 TEST(ScorerConfig, ExperimentConfigsLoad) {
   const std::string root = std::string(PLACETO_SOURCE_DIR) + "/";
-  for (const char* name : {"search_ptb", "search_nmt", "search_cifar10", "search_default"}) {
+  for (const char* name :
+       {"search_ptb", "search_nmt", "search_cifar10", "search_default", "search_broad",
+        "search_without_ptb", "search_without_nmt", "search_without_cifar10"}) {
     SCOPED_TRACE(name);
     const ScorerTrainConfig c =
         load_scorer_train_config(root + "experiments/configs/" + name + ".yaml", {});
@@ -176,6 +178,12 @@ TEST(ScorerConfig, ExperimentConfigsLoad) {
       EXPECT_GT(load_cluster(root + file).num_devices(), 1);
     if (std::string(name) == "search_default") {
       EXPECT_EQ(c.families, (std::vector<std::string>{"ptb", "nmt", "cifar10"}));
+    }
+    if (std::string(name) == "search_broad") {  // the default model's mix
+      EXPECT_EQ(c.families, (std::vector<std::string>{"ptb", "nmt", "cifar10", "layered"}));
+      EXPECT_EQ(c.devices, (std::vector<int>{2, 3, 4, 8, 16}));
+      EXPECT_FALSE(c.memory_factors.empty());
+      EXPECT_FALSE(c.graph_files.empty());
     }
   }
 }

@@ -3,11 +3,14 @@
 // sizes, architectures that vary, and manifest errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
+#include <vector>
 
 #include "common/error.h"
 #include "common/files.h"
+#include "sim/cost_model.h"
 #include "sim/families/family.h"
 #include "sim/families/training_graph.h"
 #include "sim/graph_io.h"
@@ -209,6 +212,62 @@ TEST(LinalgFamily, TaskGraphsOfThreeKindsAndFixedSizesOnRequest) {
   EXPECT_THROW(resolve_family_spec(spec), InputError);
   EXPECT_FALSE(evaluation_only_family("ptb"));
   EXPECT_TRUE(evaluation_only_family("linalg"));
+}
+
+// The layered training family: deterministic, training steps and forward dataflow graphs,
+// every op on a path to the loss, compute-to-communication ratios over four decades, and a
+// fixed depth and width on request.
+TEST(LayeredFamily, RandomLayeredDagsOverWideRanges) {
+  FamilySpec spec;
+  spec.family = "layered";
+  const DeviceProfile& k80 = device_profile("k80");
+  int training = 0, forward = 0;
+  double min_ratio = 1e9, max_ratio = 0;
+  for (int i = 0; i < 40; ++i) {
+    const Graph g = generate_graph(spec, i, 3);
+    const Graph again = generate_graph(spec, i, 3);
+    ASSERT_EQ(g.num_nodes(), again.num_nodes());
+    ASSERT_EQ(g.num_edges(), again.num_edges());
+    EXPECT_GE(g.num_nodes(), 6);
+    EXPECT_LE(g.num_nodes(), 1200);
+    bool is_training = false;
+    for (NodeId v = 0; v < g.num_nodes(); ++v)
+      is_training = is_training || g.node_name(v).find("/grad") != std::string::npos;
+    (is_training ? training : forward)++;
+    if (!is_training) {
+      for (NodeId v = 0; v < g.num_nodes(); ++v)
+        if (g.node_name(v) != "loss") {
+          EXPECT_GE(g.out_degree(v), 1) << g.node_name(v);
+        }
+      // The graph's ratio: its ops' median of compute over moving their output.
+      std::vector<double> r;
+      for (NodeId v = 1; v + 1 < g.num_nodes(); ++v)
+        r.push_back(g.cost_us(v) / (k80.intra_node_latency_us +
+                                    1e6 * g.total_out_bytes(v) / k80.intra_node_bandwidth));
+      if (r.empty()) continue;
+      std::nth_element(r.begin(), r.begin() + r.size() / 2, r.end());
+      min_ratio = std::min(min_ratio, r[r.size() / 2]);
+      max_ratio = std::max(max_ratio, r[r.size() / 2]);
+    }
+  }
+  EXPECT_GE(training, 8);
+  EXPECT_GE(forward, 8);
+  EXPECT_LT(min_ratio, 0.1);
+  EXPECT_GT(max_ratio, 10);
+  spec.steps = 5;  // depth
+  spec.width = 1;  // a chain
+  for (int i = 0; i < 8; ++i) {
+    const Graph g = generate_graph(spec, i, 4);
+    int forward_ops = 0;  // the others are gradient and update ops ("<op>/grad", ...)
+    for (NodeId v = 0; v < g.num_nodes(); ++v)
+      forward_ops += g.node_name(v).find('/') == std::string::npos ? 1 : 0;
+    EXPECT_EQ(forward_ops, 7);  // input, 5 layers, loss
+    EXPECT_GE(g.find("l5_0"), 0);
+  }
+  spec.width = 0;
+  spec.steps = 5000;
+  EXPECT_THROW(resolve_family_spec(spec), InputError);
+  EXPECT_FALSE(evaluation_only_family("layered"));
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "common/files.h"
 #include "common/yaml_util.h"
+#include "improve/labelling.h"
 #include "improve/scorer_config.h"
 #include "improve/scorer_training.h"
 #include "training/config_overrides.h"
@@ -126,6 +127,43 @@ TEST(ScorerConfig, EvaluationOnlyFamiliesAreRefused) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("evaluation-only"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("t.yaml"), std::string::npos) << e.what();
+  }
+}
+
+// Graph files (imported models) are trained on as well, on the clusters of at most
+// graph_files_max_devices devices; the keys are written back and checked.
+TEST(ScorerConfig, GraphFilesAreTrainedOnTheirClusters) {
+  const ScorerTrainConfig c = parse_scorer_train_config(
+      "search_policy: {families: [ptb], graphs: 2, starts: 1, graph_files: [a.json, b.json], "
+      "graph_files_max_devices: 4}\n",
+      "g", {});
+  EXPECT_EQ(c.graph_files, (std::vector<std::string>{"a.json", "b.json"}));
+  const ScorerTrainConfig back = parse_scorer_train_config(scorer_train_config_to_yaml(c), "b", {});
+  EXPECT_EQ(back.graph_files, c.graph_files);
+  EXPECT_EQ(back.graph_files_max_devices, 4);
+  // Clusters of 2, 8 and 4 devices: ptb's 2 graphs on all three, each file on two.
+  const std::vector<LabelJob> jobs = label_jobs(c, {2, 8, 4});
+  int files = 0;
+  for (const LabelJob& j : jobs) {
+    if (j.family != kGraphFileJob) continue;
+    ++files;
+    EXPECT_NE(j.cluster, 1) << "a graph file on the 8-device cluster";
+  }
+  EXPECT_EQ(files, 4);
+  EXPECT_EQ(jobs.size(), 6u + 4u);
+  try {
+    parse_scorer_train_config("search_policy: {graph_files_max_devices: -1}\n", "n.yaml", {});
+    ADD_FAILURE() << "accepted graph_files_max_devices -1";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("graph_files_max_devices"), std::string::npos);
+  }
+  // A missing file is named when its graph is read.
+  LabelJob j{kGraphFileJob, 0, 0, 0};
+  try {
+    label_job_graph(c, j);
+    ADD_FAILURE() << "read a missing graph file";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("a.json"), std::string::npos) << e.what();
   }
 }
 

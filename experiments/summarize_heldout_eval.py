@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Summary of experiments/linalg_eval.sh: per device count and T, over graphs and seeds,
+"""Summary of experiments/heldout_eval.sh (and linalg_eval.sh): per device count and T,
+over graphs and seeds,
 each method's step over the better (per graph and seed) of anneal and descent given the same
 T: the geometric mean, the largest, and how many runs are above 1.02.
-Usage: summarize_linalg_eval.py OUT_DIR   (prints a Markdown table)"""
+Usage: summarize_heldout_eval.py OUT_DIR   (prints a Markdown table)"""
 import csv
 import glob
 import math
