@@ -77,11 +77,13 @@ class LearnedPlacer : public Placer {
 
 // "auto": the best fast placement; then, with a scorer, the learned search in slices of an
 // eighth of the time (or budget) for as long as a slice improves on the best so far; then
+// at up to 4 devices a steepest descent with half of what is left (descent_share); then
 // chain-anneal (anneal that also moves segments of forward chains, which finds room where
 // memory binds) from the best so far with whatever is left, and steepest descent if time
-// remains.  Each phase returns a placement no worse than its start, so auto never ends above
-// the best fast placer, and a learned search that stalls (as on graphs unlike its training
-// set) hands its time to annealing instead of wasting it.
+// remains.  The scorer is the default model unless --checkpoint names one or none.  Each phase
+// returns a placement no worse than its start, so auto never ends above the best fast placer, and a
+// learned search that stalls (as on graphs unlike its training set) hands its time to annealing
+// instead of wasting it.
 class AutoPlacer : public Placer {
  public:
   explicit AutoPlacer(std::optional<LoadedScorer> s) : loaded_(std::move(s)) {}
@@ -296,9 +298,9 @@ void register_learned_search_placers() {
   PlacerInfo au;
   au.name = "auto";
   au.summary =
-      "the fast placers; then policy-search (with --checkpoint) while it improves; "
-      "then chain-anneal for the rest of --time-ms (default 100) or --budget, then descent: "
-      "never worse than 'best'";
+      "the fast placers; then policy-search (the default model, --checkpoint, or none) "
+      "while it improves; then, at up to 4 devices, descent; then chain-anneal for the rest "
+      "of --time-ms (default 100) or --budget, then descent: never worse than 'best'";
   au.kind = PlacerKind::kSearch;
   au.stochastic = true;
   au.takes_budget = true;

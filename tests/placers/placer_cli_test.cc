@@ -238,12 +238,19 @@ TEST_F(PlacerCli, BadInputsFailWithAClearMessage) {
   EXPECT_EQ(r.rc, 2);
   EXPECT_NE(r.err.find("listed twice"), std::string::npos) << r.err;
   EXPECT_FALSE(file_exists(dir_ + "/r.csv"));
-  // Learned methods in compare need --checkpoint, and --checkpoint needs a learned method.
-  r = run("compare --graphs " + dir_ + "/graphs --devices 2 --methods heft,policy-search --out " +
+  // The Placeto policy in compare needs --checkpoint (the learned search has a default
+  // model, but not "none"), and --checkpoint needs a learned method.
+  r = run("compare --graphs " + dir_ + "/graphs --devices 2 --methods heft,policy --out " + dir_ +
+          "/r.csv");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("'policy' needs a checkpoint (--checkpoint)"), std::string::npos) << r.err;
+  r = run("compare --graphs " + dir_ +
+          "/graphs --devices 2 --methods heft,policy-search "
+          "--checkpoint none --out " +
           dir_ + "/r.csv");
   EXPECT_EQ(r.rc, 2);
-  EXPECT_NE(r.err.find("'policy-search' needs a checkpoint (--checkpoint)"), std::string::npos)
-      << r.err;
+  EXPECT_NE(r.err.find("policy-search needs a model"), std::string::npos) << r.err;
+  EXPECT_FALSE(file_exists(dir_ + "/r.csv"));
   r = run("compare --graphs " + dir_ + "/graphs --devices 2 --methods heft --checkpoint " +
           std::string(PLACETO_SOURCE_DIR) + "/models/ptb.h5 --out " + dir_ + "/r.csv");
   EXPECT_EQ(r.rc, 2);
