@@ -34,18 +34,9 @@ class LearnedProposer : public Proposer {
                   const LearnedSearchOptions& o, LearnedSearchStats* st)
       : g_(g), what_if_(g, c), scorer_(scorer), o_(o), st_(st), batch_(std::max(1, o.batch)) {
     if (o.group_share > 0) {
-      const std::vector<int32_t> group = training_op_groups(g);
-      std::vector<int> index(g.num_nodes(), -1);
-      group_index_.resize(g.num_nodes());
-      for (NodeId v = 0; v < g.num_nodes(); ++v) {
-        int& k = index[group[v]];
-        if (k < 0) {
-          k = static_cast<int>(members_.size());
-          members_.emplace_back();
-        }
-        group_index_[v] = k;
-        members_[k].push_back(v);
-      }
+      GroupMembers groups = group_members(training_op_groups(g));
+      members_ = std::move(groups.members);
+      group_index_ = std::move(groups.index);
     }
     if (o.segment_share > 0) chains_ = forward_chains(g);
   }

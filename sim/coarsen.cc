@@ -417,6 +417,19 @@ std::string training_owner(const std::string& name) {
 
 }  // namespace
 
+GroupMembers group_members(const std::vector<int32_t>& group_of_op) {
+  GroupMembers out;
+  std::unordered_map<int32_t, int> number;
+  out.index.resize(group_of_op.size());
+  for (size_t v = 0; v < group_of_op.size(); ++v) {
+    auto [it, fresh] = number.emplace(group_of_op[v], static_cast<int>(out.members.size()));
+    if (fresh) out.members.emplace_back();
+    out.index[v] = it->second;
+    out.members[it->second].push_back(static_cast<NodeId>(v));
+  }
+  return out;
+}
+
 std::vector<int32_t> training_op_groups(const Graph& g) {
   const auto owner = training_owner;
   std::unordered_map<std::string, int32_t> id;

@@ -51,6 +51,14 @@ CoarseGraph build_coarse_graph(const Graph& g, const std::vector<int32_t>& group
 // gradient and update" action).  Ops without such relatives are groups of their own.
 std::vector<int32_t> training_op_groups(const Graph& g);
 
+// The ops of each group of a per-op group id (any ids, e.g. training_op_groups or a
+// coarsening's): groups numbered in order of their first op, members in op order.
+struct GroupMembers {
+  std::vector<std::vector<NodeId>> members;  // group -> its ops
+  std::vector<int> index;                    // op -> its group
+};
+GroupMembers group_members(const std::vector<int32_t>& group_of_op);
+
 // The forward chains of a graph, in units of training_op_groups: a group's forward op is its
 // member without a training suffix (in a group of training ops only, its first member in
 // topological order); the edges between forward ops are the forward edges; a group whose

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <unordered_map>
 #include <vector>
 
 #include "common/error.h"
@@ -100,14 +99,9 @@ class AnnealProposer : public Proposer {
         throw InputError("anneal: move_groups has " + std::to_string(o.move_groups.size()) +
                          " entries, but graph '" + g.name() + "' has " + std::to_string(n) +
                          " ops");
-      std::unordered_map<int32_t, int> index;
-      group_index_.resize(n);
-      for (NodeId v = 0; v < n; ++v) {
-        auto [it, fresh] = index.emplace(o.move_groups[v], static_cast<int>(members_.size()));
-        if (fresh) members_.emplace_back();
-        group_index_[v] = it->second;
-        members_[it->second].push_back(v);
-      }
+      GroupMembers groups = group_members(o.move_groups);
+      members_ = std::move(groups.members);
+      group_index_ = std::move(groups.index);
     }
     if (slack_weighted_) tail_ = tails(g);
   }
