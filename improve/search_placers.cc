@@ -25,6 +25,12 @@ namespace {
 // 16 devices, 0.97-0.99 on cifar10 and 0.99-1.01 elsewhere but ptb at 8 devices (1.025);
 // segment and swap moves gained less and are off unless asked for.
 constexpr double kDefaultGroupShare = 0.3;
+// The learned search's options as the placers start them: single-op moves widened to groups.
+LearnedSearchOptions placer_search_options() {
+  LearnedSearchOptions lo;
+  lo.group_share = kDefaultGroupShare;
+  return lo;
+}
 // auto's first descent: at most this share of the time left after the learned search, on
 // clusters of at most kDescentFirstMaxDevices devices (--search-set descent_share overrides
 // it; 0: straight to chain-anneal).  Picked on the tuning graphs (experiments/auto_tune.sh
@@ -47,7 +53,7 @@ class LearnedPlacer : public Placer {
   Placement place(const Graph& g, const Cluster& c, const PlacerOptions& o) const override {
     const auto t_call = std::chrono::steady_clock::now();
     const Placement start = search_start(g, c, o, name_.c_str());
-    LearnedSearchOptions lo;
+    LearnedSearchOptions lo = placer_search_options();
     lo.greedy = greedy_;
     if (greedy_) {
       // Fewer tries and rankings than the search: 5-9 ms per ~350-op graph instead of 8-15,
@@ -55,7 +61,6 @@ class LearnedPlacer : public Placer {
       lo.greedy_tries = 32;
       lo.refresh_every = 8;
     }
-    lo.group_share = kDefaultGroupShare;
     apply_search_settings(o.search_settings, &lo);
     lo.seed = static_cast<uint64_t>(o.seed);
     lo.budget = o.budget;
@@ -104,8 +109,7 @@ class AutoPlacer : public Placer {
     auto has_left = [&](double min_ms, int64_t min_sims) {
       return by_time ? left_ms() >= min_ms : left_sims() >= min_sims;
     };
-    LearnedSearchOptions settings;
-    settings.group_share = kDefaultGroupShare;
+    LearnedSearchOptions settings = placer_search_options();
     double descent_share = c.num_devices() <= kDescentFirstMaxDevices ? kDefaultDescentShare : 0;
     apply_search_settings(o.search_settings, &settings, &descent_share);
     Placement best = search_start(g, c, o, "auto");
