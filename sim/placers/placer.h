@@ -31,7 +31,7 @@ namespace placeto {
 // What a search reports about the effort it spent (optional output, see PlacerOptions::stats).
 struct PlacerStats {
   int64_t simulations = 0;  // placements simulated by the search itself
-  int64_t budget = 0;       // the budget it used (sized from time_ms when that was given)
+  int64_t budget = 0;       // the budget it used (descent: sized from time_ms; timed anneal: 0)
   // Anything a placer wants reported with its placement, e.g. "fell back to partition: ..."
   // when it returns another placer's answer (reports count these).  Empty when nothing.
   std::string note;
@@ -42,11 +42,12 @@ struct PlacerOptions {
   // Method-specific effort; 0 means the method's default.  anneal: simulations (default
   // 2000).  Other methods ignore it.
   int64_t budget = 0;
-  // Searching methods (registry: takes_budget): size the budget so that the whole call takes
-  // about this many milliseconds on this machine, measured at the start of the call.  The
-  // search then runs its full schedule on that budget (anneal cools completely), unlike the
-  // hard cap time_limit_s, but stops at time_ms if it gets there first (simulations slower
-  // than the timed ones).  0 = use `budget`.  Giving both is an error (validate_options).
+  // Searching methods (registry: takes_budget): the whole call takes about this many
+  // milliseconds on this machine.  anneal, chain-anneal, slack-anneal and the learned search
+  // cool by the fraction of this time spent and end at it (their schedule completes, unlike
+  // with the hard cap time_limit_s); descent sizes a budget from the cost of its first
+  // simulations and also stops at time_ms.  0 = use `budget`.  Giving both is an error
+  // (validate_options).
   double time_ms = 0;
   // random: how many random placements to draw and keep the best of (0 = default 16).
   int samples = 0;

@@ -148,10 +148,10 @@ TEST(PlacerRegistry, OptionsAreCheckedAgainstWhatAMethodTakes) {
   EXPECT_FALSE(placer_info("metis").takes_start);
 }
 
-// Given time_ms, anneal sizes its budget to it and runs its schedule to the end, unless the
-// call reaches time_ms first (a machine that slows down after the budget was sized): then it
-// stops there.  So a call that spent fewer simulations than its budget took at least time_ms.
-TEST(EqualTime, AnnealSizesItsBudgetToTheTimeAndCompletesItsSchedule) {
+// Given time_ms, anneal cools by the time spent and ends when time_ms has passed, with no
+// budget of steps (stats.budget 0): its schedule completes whatever a simulation costs.  More
+// time, more simulations; never worse than its start.
+TEST(EqualTime, AnnealCoolsByTheTimeAndEndsAtIt) {
   const Graph g = make_random_graph(80, 3);
   const Cluster c = default_cluster(3);
   PlacerStats small, large;
@@ -163,16 +163,14 @@ TEST(EqualTime, AnnealSizesItsBudgetToTheTimeAndCompletesItsSchedule) {
     Placement p = make_placer("anneal")->place(g, c, o);
     const double took =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    EXPECT_LE(stats->simulations, stats->budget) << ms << " ms, took " << took;
-    if (stats->simulations < stats->budget) {
-      EXPECT_GE(took, ms) << stats->simulations << " of " << stats->budget;  // stopped at the time
-    }
+    EXPECT_GE(took, ms) << stats->simulations << " simulations";  // ends on the clock
+    EXPECT_EQ(stats->budget, 0);
+    EXPECT_GE(stats->simulations, 1);
     return p;
   };
-  const Placement a = timed(5, &small);
+  const Placement a = timed(20, &small);
   const Placement b = timed(400, &large);
-  EXPECT_GE(small.budget, 1);
-  EXPECT_GT(large.budget, small.budget);  // 80x the time
+  EXPECT_GT(large.simulations, small.simulations);  // 20x the time
   Simulator sim(g, c);
   const double start = sim.simulate(best_fast_placement(g, c, PlacerOptions{})).runtime_us;
   EXPECT_LE(sim.simulate(b).runtime_us, start);
