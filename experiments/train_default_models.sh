@@ -3,7 +3,7 @@
 # models/default.h5 + .sha256) and the three leave-one-family-out scorers
 # (search_without_<family>.yaml, kept in runs/ for experiments/heldout_eval.sh), 2 MPI ranks
 # each.  The broad mix reads runs/zoo/googlenet.json: experiments/zoo/import_zoo.sh makes it.
-# About 40 minutes for the default and 10-15 for each of the others on 2 cores.
+# About 60 minutes for the default and 10-15 for each of the others on 2 cores.
 #
 # Usage: [PLACETO_BIN=build/bin] experiments/train_default_models.sh [configs (default
 #        "broad without_ptb without_nmt without_cifar10")]

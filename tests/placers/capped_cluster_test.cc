@@ -92,15 +92,21 @@ TEST(CappedClusters, MemoryAwarePlacersFitWhereTheContiguousSplitFits) {
         const auto runs = run_all(g, c);
         const std::string where =
             g.name() + " D=" + std::to_string(devices) + " f=" + std::to_string(f);
-        bool any = false;
-        for (const auto& [m, run] : runs) any = any || run.evaluation.feasible;
+        // best picks among the fast placers: it fits when one of them does.  auto starts
+        // from best and searches on, so it may fit where none of them does (the default
+        // scorer's search finds such placements), never the other way round.
+        bool any_fast = false;
+        for (const std::string& m : fast_placer_names())
+          any_fast = any_fast || runs.at(m).evaluation.feasible;
         if (runs.at("partition").evaluation.feasible) {
           ++partition_fits;
           for (const char* m : {"m-etf", "m-sct", "m-topo"})
             EXPECT_TRUE(runs.at(m).evaluation.feasible) << where << " " << m;
         }
-        for (const char* m : {"best", "auto"})
-          EXPECT_EQ(runs.at(m).evaluation.feasible, any) << where << " " << m;
+        EXPECT_EQ(runs.at("best").evaluation.feasible, any_fast) << where;
+        if (any_fast) {
+          EXPECT_TRUE(runs.at("auto").evaluation.feasible) << where;
+        }
         // auto and the searches start from best: never worse by the rule.
         EXPECT_FALSE(better_placement(runs.at("best").evaluation, runs.at("auto").evaluation))
             << where;
