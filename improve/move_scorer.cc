@@ -49,42 +49,89 @@ void MoveScorer::fit_standardization(const std::vector<float>& rows, size_t num_
   }
 }
 
-void MoveScorer::forward(const float* x, size_t rows, float* scores, int row_stride) {
-  const int f = shape_.inputs, h1 = shape_.hidden1, h2 = shape_.hidden2;
-  const size_t stride = row_stride > 0 ? static_cast<size_t>(row_stride) : static_cast<size_t>(f);
-  PLACETO_CHECK(stride >= static_cast<size_t>(f));
-  xn_.resize(rows * f);
-  h1_.resize(rows * h1);
-  h2_.resize(rows * h2);
-  // Transposed weights (input-major), so that each layer is a sum of scaled weight rows:
-  // contiguous, vectorizable loops without reassociating a dot product.
-  w1t_.resize(static_cast<size_t>(f) * h1);
-  for (int j = 0; j < h1; ++j)
-    for (int k = 0; k < f; ++k) w1t_[static_cast<size_t>(k) * h1 + j] = params_[w1() + j * f + k];
-  w2t_.resize(static_cast<size_t>(h1) * h2);
-  for (int j = 0; j < h2; ++j)
-    for (int k = 0; k < h1; ++k) w2t_[static_cast<size_t>(k) * h2 + j] = params_[w2() + j * h1 + k];
-  const float* B1 = params_.data() + b1();
-  const float* B2 = params_.data() + b2();
-  const float* W3 = params_.data() + w3();
-  const float B3 = params_[b3()];
+namespace {
+
+// Eight floats; in the AVX2 build of the kernels below one register, in the baseline's two.
+typedef float V8 __attribute__((vector_size(32)));
+
+// Unaligned, may alias the float arrays it is read from.
+typedef float V8u __attribute__((vector_size(32), aligned(4), may_alias));
+#define PLACETO_LOAD8(p) (*reinterpret_cast<const V8u*>(p))
+
+// The scorer's layers for `rows` rows, each hidden unit a sum of scaled weight rows in input
+// order (input-major weights), so every build adds in the same order and gives the same bits
+// (-ffp-contract=off for this file keeps multiply and add apart: the baseline has no FMA).
+// H1 and H2 known at compile time keep a row's hidden layer in registers; the AVX2 build is
+// chosen by the CPU at load time (target_clones).
+template <int H1, int H2>
+__attribute__((target_clones("avx2", "default"))) void mlp_rows_fixed(
+    const float* x, size_t rows, size_t stride, int f, const float* mean, const float* scale,
+    const float* w1t, const float* B1, const float* w2t, const float* B2, const float* W3, float B3,
+    float* xn_all, float* h1_all, float* h2_all, float* scores) {
+  static_assert(H1 % 8 == 0 && H2 % 8 == 0, "widths in blocks of 8");
   for (size_t i = 0; i < rows; ++i) {
-    float* xn = xn_.data() + i * f;
-    for (int k = 0; k < f; ++k) xn[k] = (x[i * stride + k] - mean_[k]) * scale_[k];
-    float* a1 = h1_.data() + i * h1;
+    float* xn = xn_all + i * f;
+    for (int k = 0; k < f; ++k) xn[k] = (x[i * stride + k] - mean[k]) * scale[k];
+    V8 a1[H1 / 8];
+    for (int b = 0; b < H1 / 8; ++b) a1[b] = PLACETO_LOAD8(B1 + 8 * b);
+    for (int k = 0; k < f; ++k) {
+      const float xk = xn[k];
+      const float* w = w1t + static_cast<size_t>(k) * H1;
+      for (int b = 0; b < H1 / 8; ++b) a1[b] += xk * PLACETO_LOAD8(w + 8 * b);
+    }
+    const V8 zero = {};
+    float* h1 = h1_all + i * H1;
+    for (int b = 0; b < H1 / 8; ++b) {
+      a1[b] = a1[b] > zero ? a1[b] : zero;
+      *reinterpret_cast<V8u*>(h1 + 8 * b) = a1[b];
+    }
+    V8 a2[H2 / 8];
+    for (int b = 0; b < H2 / 8; ++b) a2[b] = PLACETO_LOAD8(B2 + 8 * b);
+    for (int k = 0; k < H1; ++k) {
+      const float ak = h1[k];
+      if (ak == 0) continue;
+      const float* w = w2t + static_cast<size_t>(k) * H2;
+      for (int b = 0; b < H2 / 8; ++b) a2[b] += ak * PLACETO_LOAD8(w + 8 * b);
+    }
+    float* h2 = h2_all + i * H2;
+    for (int b = 0; b < H2 / 8; ++b) {
+      a2[b] = a2[b] > zero ? a2[b] : zero;
+      *reinterpret_cast<V8u*>(h2 + 8 * b) = a2[b];
+    }
+    float z = B3;
+    for (int j = 0; j < H2; ++j) z += W3[j] * h2[j];
+    scores[i] = z;
+  }
+}
+
+// Any other widths: the same sums, the hidden layers in memory.
+void mlp_rows(const float* x, size_t rows, size_t stride, int f, int h1, int h2, const float* mean,
+              const float* scale, const float* w1t, const float* B1, const float* w2t,
+              const float* B2, const float* W3, float B3, float* xn_all, float* h1_all,
+              float* h2_all, float* scores) {
+  if (h1 == 64 && h2 == 32)
+    return mlp_rows_fixed<64, 32>(x, rows, stride, f, mean, scale, w1t, B1, w2t, B2, W3, B3, xn_all,
+                                  h1_all, h2_all, scores);
+  if (h1 == 32 && h2 == 16)
+    return mlp_rows_fixed<32, 16>(x, rows, stride, f, mean, scale, w1t, B1, w2t, B2, W3, B3, xn_all,
+                                  h1_all, h2_all, scores);
+  for (size_t i = 0; i < rows; ++i) {
+    float* xn = xn_all + i * f;
+    for (int k = 0; k < f; ++k) xn[k] = (x[i * stride + k] - mean[k]) * scale[k];
+    float* a1 = h1_all + i * h1;
     std::copy(B1, B1 + h1, a1);
     for (int k = 0; k < f; ++k) {
       const float xk = xn[k];
-      const float* w = w1t_.data() + static_cast<size_t>(k) * h1;
+      const float* w = w1t + static_cast<size_t>(k) * h1;
       for (int j = 0; j < h1; ++j) a1[j] += xk * w[j];
     }
     for (int j = 0; j < h1; ++j) a1[j] = a1[j] > 0 ? a1[j] : 0.0f;
-    float* a2 = h2_.data() + i * h2;
+    float* a2 = h2_all + i * h2;
     std::copy(B2, B2 + h2, a2);
     for (int k = 0; k < h1; ++k) {
       const float ak = a1[k];
       if (ak == 0) continue;
-      const float* w = w2t_.data() + static_cast<size_t>(k) * h2;
+      const float* w = w2t + static_cast<size_t>(k) * h2;
       for (int j = 0; j < h2; ++j) a2[j] += ak * w[j];
     }
     float z = B3;
@@ -94,6 +141,26 @@ void MoveScorer::forward(const float* x, size_t rows, float* scores, int row_str
     }
     scores[i] = z;
   }
+}
+
+}  // namespace
+
+void MoveScorer::forward(const float* x, size_t rows, float* scores, int row_stride) {
+  const int f = shape_.inputs, h1 = shape_.hidden1, h2 = shape_.hidden2;
+  const size_t stride = row_stride > 0 ? static_cast<size_t>(row_stride) : static_cast<size_t>(f);
+  PLACETO_CHECK(stride >= static_cast<size_t>(f));
+  xn_.resize(rows * f);
+  h1_.resize(rows * h1);
+  h2_.resize(rows * h2);
+  w1t_.resize(static_cast<size_t>(f) * h1);
+  for (int j = 0; j < h1; ++j)
+    for (int k = 0; k < f; ++k) w1t_[static_cast<size_t>(k) * h1 + j] = params_[w1() + j * f + k];
+  w2t_.resize(static_cast<size_t>(h1) * h2);
+  for (int j = 0; j < h2; ++j)
+    for (int k = 0; k < h1; ++k) w2t_[static_cast<size_t>(k) * h2 + j] = params_[w2() + j * h1 + k];
+  mlp_rows(x, rows, stride, f, h1, h2, mean_.data(), scale_.data(), w1t_.data(),
+           params_.data() + b1(), w2t_.data(), params_.data() + b2(), params_.data() + w3(),
+           params_[b3()], xn_.data(), h1_.data(), h2_.data(), scores);
 }
 
 void MoveScorer::score(const float* x, size_t rows, float* scores, int row_stride) {

@@ -171,7 +171,8 @@ class AutoPlacer : public Placer {
     if (descent_share > 0 && has_left(kMinAnnealMs, kMinAnnealSims))
       run_phase("descent", descent_share);
     if (has_left(kMinAnnealMs, kMinAnnealSims)) run_phase("chain-anneal", 1.0);
-    // anneal sizes its budget from the time left, so it can end early: descent then.
+    // chain-anneal ends at the time given (or spends the budget), unless it runs out of
+    // moves to propose: descent then, with what is left.
     if (has_left(kMinAnnealMs, kMinAnnealSims)) run_phase("descent", 1.0);
     if (o.stats) {
       o.stats->simulations = sims;

@@ -1,7 +1,8 @@
 // The learned search's costs per step on a default-size ptb graph (360 ops) at 2-4 devices
 // (docs/PERFORMANCE.md, "Learned search"): one simulation, the what-if features of every
 // move, and one scorer pass over them.  A refresh of the ranking costs features + scorer;
-// a step of the search costs one simulation.
+// a step of the search costs one simulation.  The scorer is timed at the per-family models'
+// width and at the default model's.
 #include <benchmark/benchmark.h>
 
 #include "improve/move_scorer.h"
@@ -50,7 +51,8 @@ void what_if(benchmark::State& state) {
 
 void scorer(benchmark::State& state) {
   Setup s(static_cast<int>(state.range(0)));
-  MoveScorer m(ScorerShape{WhatIf::kNumFeatures, 32, 16});
+  const int hidden1 = static_cast<int>(state.range(1));
+  MoveScorer m(ScorerShape{WhatIf::kNumFeatures, hidden1, hidden1 / 2});
   m.init(1);
   std::vector<float> out(s.moves.size());
   for (auto _ : state) {
@@ -62,7 +64,8 @@ void scorer(benchmark::State& state) {
 
 BENCHMARK(simulate)->Arg(2)->Arg(3)->Arg(4)->Unit(benchmark::kMicrosecond);
 BENCHMARK(what_if)->Arg(2)->Arg(3)->Arg(4)->Unit(benchmark::kMicrosecond);
-BENCHMARK(scorer)->Arg(2)->Arg(3)->Arg(4)->Unit(benchmark::kMicrosecond);
+// The per-family scorers' width (32, 16) and the default model's (64, 32).
+BENCHMARK(scorer)->ArgsProduct({{2, 3, 4}, {32, 64}})->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace placeto

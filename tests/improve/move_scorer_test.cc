@@ -113,6 +113,48 @@ TEST(MoveScorer, GradientStepsLowerTheLossAndRankTheTargetFirst) {
 
 // A scorer of 5 inputs reads the first 5 columns of wider rows (what-if columns are only
 // appended), so older checkpoints score today's rows as they scored their own.
+// The forward pass has kernels for the shipped widths (32-16 and 64-32, hidden layers in
+// registers, an AVX2 build picked at load time) and a plain loop for the others.  Every one
+// adds in the same order as this reference, so the scores agree to the bit: a search makes
+// the same moves on any CPU.
+TEST(MoveScorer, EveryWidthGivesTheReferenceScoresToTheBit) {
+  for (const ScorerShape shape : {ScorerShape{31, 64, 32}, ScorerShape{31, 32, 16},
+                                  ScorerShape{31, 24, 8}, ScorerShape{7, 8, 8}}) {
+    MoveScorer s(shape);
+    s.init(5);
+    Rng rng(6);
+    for (float& p : s.params()) p += static_cast<float>(0.1 * (rng.uniform01() - 0.5));
+    const size_t rows = 37;
+    const std::vector<float> x = random_rows(rows, shape.inputs, 7);
+    std::vector<float> got(rows);
+    s.score(x.data(), rows, got.data());
+    const int f = shape.inputs, h1 = shape.hidden1, h2 = shape.hidden2;
+    const float* w1 = s.params().data();
+    const float* b1 = w1 + h1 * f;
+    const float* w2 = b1 + h1;
+    const float* b2 = w2 + h2 * h1;
+    const float* w3 = b2 + h2;
+    const float b3 = w3[h2];
+    for (size_t i = 0; i < rows; ++i) {
+      std::vector<float> a1(h1), a2(h2);
+      for (int j = 0; j < h1; ++j) {
+        float v = b1[j];
+        for (int k = 0; k < f; ++k) v += x[i * f + k] * w1[j * f + k];
+        a1[j] = v > 0 ? v : 0.0f;
+      }
+      for (int j = 0; j < h2; ++j) {
+        float v = b2[j];
+        for (int k = 0; k < h1; ++k)
+          if (a1[k] != 0) v += a1[k] * w2[j * h1 + k];
+        a2[j] = v > 0 ? v : 0.0f;
+      }
+      float z = b3;
+      for (int j = 0; j < h2; ++j) z += w3[j] * a2[j];
+      EXPECT_EQ(got[i], z) << f << "-" << h1 << "-" << h2 << " row " << i;
+    }
+  }
+}
+
 TEST(MoveScorer, ReadsTheFirstInputsOfWiderRows) {
   MoveScorer s(ScorerShape{5, 6, 3});
   s.init(3);
