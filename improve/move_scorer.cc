@@ -61,10 +61,9 @@ typedef float V8u __attribute__((vector_size(32), aligned(4), may_alias));
 // The scorer's layers for `rows` rows, each hidden unit a sum of scaled weight rows in input
 // order (input-major weights), so every build adds in the same order and gives the same bits
 // (-ffp-contract=off for this file keeps multiply and add apart: the baseline has no FMA).
-// H1 and H2 known at compile time keep a row's hidden layer in registers; the AVX2 build is
-// chosen by the CPU at load time (target_clones).
+// H1 and H2 known at compile time keep a row's hidden layer in registers.
 template <int H1, int H2>
-__attribute__((target_clones("avx2", "default"))) void mlp_rows_fixed(
+inline __attribute__((always_inline)) void mlp_rows_fixed(
     const float* x, size_t rows, size_t stride, int f, const float* mean, const float* scale,
     const float* w1t, const float* B1, const float* w2t, const float* B2, const float* W3, float B3,
     float* xn_all, float* h1_all, float* h2_all, float* scores) {
@@ -104,17 +103,28 @@ __attribute__((target_clones("avx2", "default"))) void mlp_rows_fixed(
   }
 }
 
+// The two shipped widths, each built for AVX2 and for the baseline (target_clones; a function
+// template cannot be multiversioned, so the kernel is inlined into these).
+#define PLACETO_MLP_ARGS                                                                     \
+  const float *x, size_t rows, size_t stride, int f, const float *mean, const float *scale,  \
+      const float *w1t, const float *B1, const float *w2t, const float *B2, const float *W3, \
+      float B3, float *xn_all, float *h1_all, float *h2_all, float *scores
+#define PLACETO_MLP_PASS \
+  x, rows, stride, f, mean, scale, w1t, B1, w2t, B2, W3, B3, xn_all, h1_all, h2_all, scores
+__attribute__((target_clones("avx2", "default"))) void mlp_rows_64_32(PLACETO_MLP_ARGS) {
+  mlp_rows_fixed<64, 32>(PLACETO_MLP_PASS);
+}
+__attribute__((target_clones("avx2", "default"))) void mlp_rows_32_16(PLACETO_MLP_ARGS) {
+  mlp_rows_fixed<32, 16>(PLACETO_MLP_PASS);
+}
+
 // Any other widths: the same sums, the hidden layers in memory.
 void mlp_rows(const float* x, size_t rows, size_t stride, int f, int h1, int h2, const float* mean,
               const float* scale, const float* w1t, const float* B1, const float* w2t,
               const float* B2, const float* W3, float B3, float* xn_all, float* h1_all,
               float* h2_all, float* scores) {
-  if (h1 == 64 && h2 == 32)
-    return mlp_rows_fixed<64, 32>(x, rows, stride, f, mean, scale, w1t, B1, w2t, B2, W3, B3, xn_all,
-                                  h1_all, h2_all, scores);
-  if (h1 == 32 && h2 == 16)
-    return mlp_rows_fixed<32, 16>(x, rows, stride, f, mean, scale, w1t, B1, w2t, B2, W3, B3, xn_all,
-                                  h1_all, h2_all, scores);
+  if (h1 == 64 && h2 == 32) return mlp_rows_64_32(PLACETO_MLP_PASS);
+  if (h1 == 32 && h2 == 16) return mlp_rows_32_16(PLACETO_MLP_PASS);
   for (size_t i = 0; i < rows; ++i) {
     float* xn = xn_all + i * f;
     for (int k = 0; k < f; ++k) xn[k] = (x[i * stride + k] - mean[k]) * scale[k];
