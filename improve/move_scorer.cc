@@ -1,6 +1,7 @@
 #include "improve/move_scorer.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
 #include "common/error.h"
@@ -103,28 +104,53 @@ inline __attribute__((always_inline)) void mlp_rows_fixed(
   }
 }
 
-// The two shipped widths, each built for AVX2 and for the baseline (target_clones; a function
-// template cannot be multiversioned, so the kernel is inlined into these).
+// The two shipped widths, each built for the baseline and (on x86) for AVX2, the second
+// chosen where the CPU has it (checked once, __builtin_cpu_supports; no ifunc, so this builds
+// wherever GCC or clang does).  Tests may force the baseline (use_baseline_kernel_for_testing).
 #define PLACETO_MLP_ARGS                                                                     \
   const float *x, size_t rows, size_t stride, int f, const float *mean, const float *scale,  \
       const float *w1t, const float *B1, const float *w2t, const float *B2, const float *W3, \
       float B3, float *xn_all, float *h1_all, float *h2_all, float *scores
 #define PLACETO_MLP_PASS \
   x, rows, stride, f, mean, scale, w1t, B1, w2t, B2, W3, B3, xn_all, h1_all, h2_all, scores
-__attribute__((target_clones("avx2", "default"))) void mlp_rows_64_32(PLACETO_MLP_ARGS) {
+#if defined(__x86_64__) || defined(__i386__)
+#define PLACETO_SCORER_AVX2 1
+__attribute__((target("avx2"))) void mlp_rows_64_32_avx2(PLACETO_MLP_ARGS) {
   mlp_rows_fixed<64, 32>(PLACETO_MLP_PASS);
 }
-__attribute__((target_clones("avx2", "default"))) void mlp_rows_32_16(PLACETO_MLP_ARGS) {
+__attribute__((target("avx2"))) void mlp_rows_32_16_avx2(PLACETO_MLP_ARGS) {
   mlp_rows_fixed<32, 16>(PLACETO_MLP_PASS);
 }
+#endif
+void mlp_rows_64_32_base(PLACETO_MLP_ARGS) { mlp_rows_fixed<64, 32>(PLACETO_MLP_PASS); }
+void mlp_rows_32_16_base(PLACETO_MLP_ARGS) { mlp_rows_fixed<32, 16>(PLACETO_MLP_PASS); }
+
+std::atomic<bool> g_force_baseline{false};
+
+bool cpu_has_avx2() {
+#ifdef PLACETO_SCORER_AVX2
+  static const bool has = __builtin_cpu_supports("avx2");
+  return has;
+#else
+  return false;
+#endif
+}
+
+bool use_avx2() { return cpu_has_avx2() && !g_force_baseline.load(std::memory_order_relaxed); }
 
 // Any other widths: the same sums, the hidden layers in memory.
 void mlp_rows(const float* x, size_t rows, size_t stride, int f, int h1, int h2, const float* mean,
               const float* scale, const float* w1t, const float* B1, const float* w2t,
               const float* B2, const float* W3, float B3, float* xn_all, float* h1_all,
               float* h2_all, float* scores) {
-  if (h1 == 64 && h2 == 32) return mlp_rows_64_32(PLACETO_MLP_PASS);
-  if (h1 == 32 && h2 == 16) return mlp_rows_32_16(PLACETO_MLP_PASS);
+#ifdef PLACETO_SCORER_AVX2
+  if (use_avx2()) {
+    if (h1 == 64 && h2 == 32) return mlp_rows_64_32_avx2(PLACETO_MLP_PASS);
+    if (h1 == 32 && h2 == 16) return mlp_rows_32_16_avx2(PLACETO_MLP_PASS);
+  }
+#endif
+  if (h1 == 64 && h2 == 32) return mlp_rows_64_32_base(PLACETO_MLP_PASS);
+  if (h1 == 32 && h2 == 16) return mlp_rows_32_16_base(PLACETO_MLP_PASS);
   for (size_t i = 0; i < rows; ++i) {
     float* xn = xn_all + i * f;
     for (int k = 0; k < f; ++k) xn[k] = (x[i * stride + k] - mean[k]) * scale[k];
@@ -154,6 +180,12 @@ void mlp_rows(const float* x, size_t rows, size_t stride, int f, int h1, int h2,
 }
 
 }  // namespace
+
+bool MoveScorer::avx2_kernel_available() { return cpu_has_avx2(); }
+
+void MoveScorer::use_baseline_kernel_for_testing(bool baseline) {
+  g_force_baseline.store(baseline, std::memory_order_relaxed);
+}
 
 void MoveScorer::forward(const float* x, size_t rows, float* scores, int row_stride) {
   const int f = shape_.inputs, h1 = shape_.hidden1, h2 = shape_.hidden2;

@@ -57,6 +57,12 @@ class MoveScorer {
                        double weight = 1.0, float* scores = nullptr, double temperature = 1.0,
                        int row_stride = 0);
 
+  // The forward pass of the shipped widths (32-16, 64-32) has an AVX2 build, used where the
+  // CPU has AVX2, and a baseline one; both give the same bits.  Tests run both: true forces
+  // the baseline in this process, false lets the CPU choose again.
+  static bool avx2_kernel_available();
+  static void use_baseline_kernel_for_testing(bool baseline);
+
   // Checkpoint arrays (/model/scorer/...) and back.  from_checkpoint throws InputError naming
   // `source` when the arrays are missing or have other shapes.
   void to_checkpoint(CheckpointData* data) const;

@@ -84,11 +84,11 @@ class LearnedPlacer : public Placer {
 // eighth of the time (or budget) for as long as a slice improves on the best so far; then
 // at up to 4 devices a steepest descent with half of what is left (descent_share); then
 // chain-anneal (anneal that also moves segments of forward chains, which finds room where
-// memory binds) from the best so far with whatever is left, and steepest descent if time
-// remains.  The scorer is the default model unless --checkpoint names one or none.  Each phase
-// returns a placement no worse than its start, so auto never ends above the best fast placer, and a
-// learned search that stalls (as on graphs unlike its training set) hands its time to annealing
-// instead of wasting it.
+// memory binds) from the best so far with whatever is left (it ends at the time given or spends
+// the budget; 2c48ced).  The scorer is the default model unless --checkpoint names one or none.
+// Each phase returns a placement no worse than its start, so auto never ends above the best fast
+// placer, and a learned search that stalls (as on graphs unlike its training set) hands its time to
+// annealing instead of wasting it.
 class AutoPlacer : public Placer {
  public:
   explicit AutoPlacer(std::optional<LoadedScorer> s) : loaded_(std::move(s)) {}
@@ -147,9 +147,7 @@ class AutoPlacer : public Placer {
         phases = "learned search " + std::to_string(k + 1) + "/" + std::to_string(kSlices);
       }
     }
-    // chain-anneal from the best so far with most of what is left, then steepest descent from
-    // its best with the rest: descent ends in a local optimum of single-op moves, which
-    // a short anneal may stop short of.
+    // A phase from the best so far with `share` of what is left.
     auto run_phase = [&](const char* method, double share) {
       PlacerOptions a = sub_options(o);
       a.initial = best;
@@ -170,10 +168,9 @@ class AutoPlacer : public Placer {
     // the best so far (it returns the best it saw, so it cannot undo the descent).
     if (descent_share > 0 && has_left(kMinAnnealMs, kMinAnnealSims))
       run_phase("descent", descent_share);
+    // chain-anneal ends at the time given, or spends the budget: no time is left after it.
+    // (A descent after it ran while timed anneal could end early, before 2c48ced.)
     if (has_left(kMinAnnealMs, kMinAnnealSims)) run_phase("chain-anneal", 1.0);
-    // chain-anneal ends at the time given (or spends the budget), unless it runs out of
-    // moves to propose: descent then, with what is left.
-    if (has_left(kMinAnnealMs, kMinAnnealSims)) run_phase("descent", 1.0);
     if (o.stats) {
       o.stats->simulations = sims;
       o.stats->budget = o.budget;
@@ -305,7 +302,7 @@ void register_learned_search_placers() {
   au.summary =
       "the fast placers; then policy-search (the default model, --checkpoint, or none) "
       "while it improves; then, at up to 4 devices, descent; then chain-anneal for the rest "
-      "of --time-ms (default 100) or --budget, then descent: never worse than 'best'";
+      "of --time-ms (default 100) or --budget: never worse than 'best'";
   au.kind = PlacerKind::kSearch;
   au.stochastic = true;
   au.takes_budget = true;

@@ -71,11 +71,11 @@ std::vector<MethodSpec> eval_specs(const EvalArgs& a) {
   seeded.samples = a.samples;
   seeded.note = "anneal from policy-best-of-" + std::to_string(a.samples);
   specs.push_back(seeded);
-  // Equal time, not equal simulations: anneal's budget sized (at the start of the call) so
-  // that it takes as long as policy+anneal did on the same graph; its schedule completes.
+  // Equal time, not equal simulations: anneal given the time policy+anneal took on the same
+  // graph; it cools by the time spent, so its schedule completes.
   MethodSpec equal{"anneal-equal-time", "anneal"};
   equal.match_time_of = "policy+anneal";
-  equal.note = "sized to policy+anneal's time";
+  equal.note = "given policy+anneal's time";
   specs.push_back(equal);
   return specs;
 }

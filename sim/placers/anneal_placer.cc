@@ -207,12 +207,12 @@ class AnnealPlacer : public Placer {
   // the search runs over placements of the coarse graph scored on the ops themselves.
   //
   // With options.time_ms the temperature falls with the time spent since the call began
-  // (kByFractionSpent): from 2% at the start to 0.002% of the start's score at time_ms, where
-  // the run ends.  Until 617c363 a timed call sized a budget of steps from the cost of the
-  // first simulations (budget_for_time) and cooled per step over it; on graphs whose
-  // simulations grow slower as ops spread over the devices (ptb and nmt at 8 and 16 devices:
-  // about twice) the call reached time_ms halfway down that schedule and stopped while still
-  // hot.
+  // (kByFractionSpent): from 2% when the search begins (after the start placement) to
+  // 0.002% of the start's score at time_ms after the call began, where the run ends.  Until 2c48ced
+  // a timed call sized a budget of steps from the cost of the first simulations (budget_for_time)
+  // and cooled per step over it; on graphs whose simulations grow slower as ops spread over the
+  // devices (ptb and nmt at 8 and 16 devices: about twice) the call reached time_ms halfway down
+  // that schedule and stopped while still hot.
   //
   // slack-anneal (slack_weighted_) differs in one thing: the op to move is drawn by its
   // criticality in the current placement's schedule (see criticality_weights) instead of
@@ -241,9 +241,15 @@ class AnnealPlacer : public Placer {
     mo.t_end = 2e-5 * start_score;
     mo.time_limit_s = o.time_limit_s;
     if (o.time_ms > 0) {
+      // The schedule starts when the search does: the start placement's time (the fast
+      // placers, on a large graph a real share of T) is taken from T, not from the hot part.
+      const auto now = std::chrono::steady_clock::now();
+      const double left =
+          o.time_ms - std::chrono::duration<double, std::milli>(now - t_call).count();
+      if (left <= 0) return start;
       mo.schedule = TemperatureSchedule::kByFractionSpent;
-      mo.time_ms = o.time_ms;
-      mo.started = t_call;
+      mo.time_ms = left;
+      mo.started = now;
     }
     AnnealProposer proposer(g, o, moves_);
     Placement best = search.run(start, proposer, mo);

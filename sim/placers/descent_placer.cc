@@ -21,8 +21,8 @@ class DescentPlacer : public Placer {
   std::string name() const override { return "descent"; }
 
   // Deterministic given a budget: ops in id order, target devices in ascending order, and the
-  // first of equal best moves.  With options.time_ms the budget is sized as anneal's
-  // (search_util.h), and the call also stops when time_ms has passed (as anneal does): the
+  // first of equal best moves.  With options.time_ms the budget is sized from timed
+  // probes (budget_for_time, search_util.h), and the call also stops when time_ms has passed: the
   // budget is sized from the cost of a simulation at the start, and on some graphs the
   // simulations grow slower as the descent spreads the ops (ptb at 8 devices: up to 2.3x
   // the time asked for before this stop).  When the budget or the time runs out in the middle

@@ -1,6 +1,6 @@
 // What the searching placers share: the score they minimise, their start placement, and
-// budgets sized to a time.  Public: the learned search (improve/) and every search in
-// sim/placers/ (anneal, slack-anneal, descent) use the same three.
+// budgets sized to a time (descent's; anneal and the learned search cool by the time spent
+// instead).  Public: the learned search (improve/) and every search in sim/placers/ use them.
 #pragma once
 
 #include <chrono>

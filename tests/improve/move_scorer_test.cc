@@ -111,12 +111,10 @@ TEST(MoveScorer, GradientStepsLowerTheLossAndRankTheTargetFirst) {
             best);
 }
 
-// A scorer of 5 inputs reads the first 5 columns of wider rows (what-if columns are only
-// appended), so older checkpoints score today's rows as they scored their own.
 // The forward pass has kernels for the shipped widths (32-16 and 64-32, hidden layers in
-// registers, an AVX2 build picked at load time) and a plain loop for the others.  Every one
-// adds in the same order as this reference, so the scores agree to the bit: a search makes
-// the same moves on any CPU.
+// registers; an AVX2 build where the CPU has it, and the baseline) and a plain loop for the
+// others.  Every one adds in the same order as this reference, so the scores agree to the bit:
+// a search makes the same moves on any CPU.  Both builds run here where the CPU has AVX2.
 TEST(MoveScorer, EveryWidthGivesTheReferenceScoresToTheBit) {
   for (const ScorerShape shape : {ScorerShape{31, 64, 32}, ScorerShape{31, 32, 16},
                                   ScorerShape{31, 24, 8}, ScorerShape{7, 8, 8}}) {
@@ -126,8 +124,11 @@ TEST(MoveScorer, EveryWidthGivesTheReferenceScoresToTheBit) {
     for (float& p : s.params()) p += static_cast<float>(0.1 * (rng.uniform01() - 0.5));
     const size_t rows = 37;
     const std::vector<float> x = random_rows(rows, shape.inputs, 7);
-    std::vector<float> got(rows);
+    std::vector<float> got(rows), baseline(rows);
     s.score(x.data(), rows, got.data());
+    MoveScorer::use_baseline_kernel_for_testing(true);
+    s.score(x.data(), rows, baseline.data());
+    MoveScorer::use_baseline_kernel_for_testing(false);
     const int f = shape.inputs, h1 = shape.hidden1, h2 = shape.hidden2;
     const float* w1 = s.params().data();
     const float* b1 = w1 + h1 * f;
@@ -151,10 +152,13 @@ TEST(MoveScorer, EveryWidthGivesTheReferenceScoresToTheBit) {
       float z = b3;
       for (int j = 0; j < h2; ++j) z += w3[j] * a2[j];
       EXPECT_EQ(got[i], z) << f << "-" << h1 << "-" << h2 << " row " << i;
+      EXPECT_EQ(baseline[i], z) << f << "-" << h1 << "-" << h2 << " row " << i << " (baseline)";
     }
   }
 }
 
+// A scorer of 5 inputs reads the first 5 columns of wider rows (what-if columns are only
+// appended), so older checkpoints score today's rows as they scored their own.
 TEST(MoveScorer, ReadsTheFirstInputsOfWiderRows) {
   MoveScorer s(ScorerShape{5, 6, 3});
   s.init(3);

@@ -80,14 +80,14 @@ else
   grep -E "policy" "$tmp/report.csv"
 fi
 
-# anneal at policy+anneal's time: one row per graph, with its budget in the note (how the
-# budget is sized depends on timing, so it is not asserted; measured in experiments/RESULTS.md §9).
+# anneal at policy+anneal's time: one row per graph, with the simulations it spent in the note
+# (how many depends on timing, so only >= 1 is asserted; measured in experiments/RESULTS.md §9).
 if /usr/bin/python3 - "$tmp/report.csv" <<'PY'
 import csv, re, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 eq = [r for r in rows if r["method"] == "anneal-equal-time"]
 graphs = {r["graph"] for r in rows}
-budgets = [int(re.match(r"(\d+) simulations; sized to policy\+anneal's time", r["note"]).group(1))
+budgets = [int(re.match(r"(\d+) simulations; given policy\+anneal's time", r["note"]).group(1))
            for r in eq]
 sys.exit(0 if len(eq) == len(graphs) and graphs and all(b >= 1 for b in budgets) else 1)
 PY

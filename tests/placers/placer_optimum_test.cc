@@ -229,7 +229,7 @@ TEST(Descent, EndsAtALocalOptimumNoWorseThanItsStart) {
   EXPECT_EQ(make_placer("descent")->place(g, c, other), p);
 }
 
-// A budget bounds the simulations; a time sizes the budget as anneal's does.
+// A budget bounds the simulations; a time sizes the budget from timed probes.
 TEST(Descent, BudgetAndTimeBoundTheSearch) {
   testing::RandomDagOptions ro;
   ro.num_ops = 60;
