@@ -181,8 +181,6 @@ void mlp_rows(const float* x, size_t rows, size_t stride, int f, int h1, int h2,
 
 }  // namespace
 
-bool MoveScorer::avx2_kernel_available() { return cpu_has_avx2(); }
-
 void MoveScorer::use_baseline_kernel_for_testing(bool baseline) {
   g_force_baseline.store(baseline, std::memory_order_relaxed);
 }

@@ -60,7 +60,6 @@ class MoveScorer {
   // The forward pass of the shipped widths (32-16, 64-32) has an AVX2 build, used where the
   // CPU has AVX2, and a baseline one; both give the same bits.  Tests run both: true forces
   // the baseline in this process, false lets the CPU choose again.
-  static bool avx2_kernel_available();
   static void use_baseline_kernel_for_testing(bool baseline);
 
   // Checkpoint arrays (/model/scorer/...) and back.  from_checkpoint throws InputError naming

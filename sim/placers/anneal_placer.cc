@@ -206,9 +206,9 @@ class AnnealPlacer : public Placer {
   // gradient and update ops (training_op_groups), or the groups of a coarsening, so that
   // the search runs over placements of the coarse graph scored on the ops themselves.
   //
-  // With options.time_ms the temperature falls with the time spent since the call began
-  // (kByFractionSpent): from 2% when the search begins (after the start placement) to
-  // 0.002% of the start's score at time_ms after the call began, where the run ends.  Until 2c48ced
+  // With options.time_ms the temperature falls with the fraction spent of the time left after
+  // the start placement (kByFractionSpent): from 2% of the start's score when the search
+  // begins to 0.002% at time_ms after the call began, where the run ends.  Until 2c48ced
   // a timed call sized a budget of steps from the cost of the first simulations (budget_for_time)
   // and cooled per step over it; on graphs whose simulations grow slower as ops spread over the
   // devices (ptb and nmt at 8 and 16 devices: about twice) the call reached time_ms halfway down
