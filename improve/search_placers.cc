@@ -41,10 +41,6 @@ LearnedSearchOptions placer_search_options() {
 constexpr double kDefaultDescentShare = 0.5;
 constexpr int kDescentFirstMaxDevices = 4;
 
-double ms_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
-}
-
 class LearnedPlacer : public Placer {
  public:
   LearnedPlacer(std::string name, LoadedScorer s, bool greedy)

@@ -243,13 +243,11 @@ class AnnealPlacer : public Placer {
     if (o.time_ms > 0) {
       // The schedule starts when the search does: the start placement's time (the fast
       // placers, on a large graph a real share of T) is taken from T, not from the hot part.
-      const auto now = std::chrono::steady_clock::now();
-      const double left =
-          o.time_ms - std::chrono::duration<double, std::milli>(now - t_call).count();
+      mo.started = std::chrono::steady_clock::now();
+      const double left = o.time_ms - ms_since(t_call);
       if (left <= 0) return start;
       mo.schedule = TemperatureSchedule::kByFractionSpent;
       mo.time_ms = left;
-      mo.started = now;
     }
     AnnealProposer proposer(g, o, moves_);
     Placement best = search.run(start, proposer, mo);

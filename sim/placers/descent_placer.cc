@@ -42,11 +42,7 @@ class DescentPlacer : public Placer {
     if (o.stats) o.stats->budget = budget;
     int64_t spent = 0;
     const bool timed = o.time_ms > 0;
-    auto out_of_time = [&] {
-      return timed &&
-             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_call)
-                     .count() >= o.time_ms;
-    };
+    auto out_of_time = [&] { return timed && ms_since(t_call) >= o.time_ms; };
     bool stopped = false;  // by the clock
     while (spent < budget && !stopped) {
       double best_score = current_score;

@@ -3,13 +3,6 @@
 #include <cmath>
 
 namespace placeto {
-namespace {
-
-double ms_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
-}
-
-}  // namespace
 
 MetropolisSearch::MetropolisSearch(const Graph& graph, const Cluster& cluster, uint64_t seed)
     : graph_(graph), cluster_(cluster), sim_(graph, cluster), rng_(seed) {}

@@ -66,7 +66,7 @@ int64_t budget_for_time(Simulator& sim, Placement& p, double time_ms,
   std::nth_element(per_sim_ms.begin(), per_sim_ms.begin() + per_sim_ms.size() / 2,
                    per_sim_ms.end());
   const double per_sim = per_sim_ms[per_sim_ms.size() / 2];
-  const double left_ms = time_ms - Ms(std::chrono::steady_clock::now() - t_call).count();
+  const double left_ms = time_ms - ms_since(t_call);
   if (!(left_ms > 0) || !(per_sim > 0)) return 1;
   return std::max<int64_t>(1, static_cast<int64_t>(left_ms / per_sim));
 }

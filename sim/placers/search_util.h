@@ -27,6 +27,11 @@ inline constexpr int kTimedStartSkipOps = 20000;
 Placement search_start(const Graph& g, const Cluster& c, const PlacerOptions& o,
                        const char* method);
 
+// Milliseconds of the steady clock since `t`: how every timed search reads its clock.
+inline double ms_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
 // The number of simulations that fit in what is left of `time_ms` since `t_call`, timed on
 // single-op moves spread over `p` (restored afterwards): the median of rounds of 16 moves,
 // for 2% of time_ms (at most 50 ms; at least 3 rounds).  At least 1.
