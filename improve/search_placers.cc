@@ -40,6 +40,14 @@ LearnedSearchOptions placer_search_options() {
 // simulations and the descent gets few steps.
 constexpr double kDefaultDescentShare = 0.5;
 constexpr int kDescentFirstMaxDevices = 4;
+// auto's chain-anneal starts at this temperature (a fraction of its start's score) instead of
+// anneal's 2% when the learned search or the descent has improved the start: from a placement a
+// local search has already shortened, a hot walk spends most of a short run undoing that work.
+// Picked on tuning graphs (ptb, nmt and linalg generated with seed 404, 4 of each, at 4, 8 and
+// 16 devices, seeds 1-2; Inception-V3 and GoogLeNet at f = 1.2 with seeds 11-12; RESULTS.md
+// section 15): over the better of anneal and descent at 1 s, 0.2% and 0.5% took the geometric
+// mean from 0.978 to 0.962 and 0.964, and the runs above 1.02 from 10 to 7 of 72.
+constexpr double kWarmStartTemperature = 0.005;
 
 class LearnedPlacer : public Placer {
  public:
@@ -77,14 +85,20 @@ class LearnedPlacer : public Placer {
 };
 
 // "auto": the best fast placement; then, with a scorer, the learned search in slices of an
-// eighth of the time (or budget) for as long as a slice improves on the best so far; then
+// eighth of the time (or budget) for as long as a slice improves on the best so far by 0.5%,
+// with one slice of chain-anneal after its first gaining slice (the probe): from then on a
+// learned slice must also gain more than the probe did, or the annealing takes over; then
 // at up to 4 devices a steepest descent with half of what is left (descent_share); then
 // chain-anneal (anneal that also moves segments of forward chains, which finds room where
 // memory binds) from the best so far with whatever is left (it ends at the time given or spends
-// the budget; 2c48ced).  The scorer is the default model unless --checkpoint names one or none.
-// Each phase returns a placement no worse than its start, so auto never ends above the best fast
-// placer, and a learned search that stalls (as on graphs unlike its training set) hands its time to
-// annealing instead of wasting it.
+// the budget; 2c48ced), starting colder (kWarmStartTemperature) when an earlier phase has
+// improved the start.  The probe and the cold start were picked on tuning graphs (ptb, nmt and
+// linalg generated with seed 404, 4 each, 4/8/16 devices, seeds 1-2, the default model and the
+// scorer trained without ptb; Inception-V3 and GoogLeNet at f = 1.2 with seeds 11-12;
+// experiments/RESULTS.md section 15, "auto: a colder annealing and a measured hand-over").  The
+// scorer is the default model unless --checkpoint names one or none. Each phase returns a placement
+// no worse than its start, so auto never ends above the best fast placer, and a learned search that
+// stalls (as on graphs unlike its training set) hands its time to annealing instead of wasting it.
 class AutoPlacer : public Placer {
  public:
   explicit AutoPlacer(std::optional<LoadedScorer> s) : loaded_(std::move(s)) {}
@@ -108,13 +122,38 @@ class AutoPlacer : public Placer {
     LearnedSearchOptions settings = placer_search_options();
     double descent_share = c.num_devices() <= kDescentFirstMaxDevices ? kDefaultDescentShare : 0;
     apply_search_settings(o.search_settings, &settings, &descent_share);
+    // One search from `from` with ms milliseconds (timed) or n simulations; `warm`: an
+    // annealing starts at kWarmStartTemperature (descent ignores it).
+    auto run_from = [&](const char* method, const Placement& from, double ms, int64_t n,
+                        bool warm) {
+      PlacerOptions a = sub_options(o);
+      a.initial = from;
+      if (by_time) {
+        a.time_ms = std::max(1e-3, ms);
+      } else {
+        a.budget = std::max<int64_t>(1, n);
+      }
+      if (warm) a.anneal_t_start = kWarmStartTemperature;
+      PlacerStats st;
+      a.stats = &st;
+      Placement p = make_placer(method, a)->place(g, c, a);
+      sims += st.simulations;
+      return p;
+    };
     Placement best = search_start(g, c, o, "auto");
     std::string phases;
+    // Whether a phase before the annealing has shortened the start (or its overflow).
+    bool improved = false;
     if (loaded_) {
       // The slices compare with the start's score; without a scorer nothing needs it.
       double best_score = search_score(simulate_once(g, c, best), c);
       const double slice_ms = total_ms / kSlices;
       const int64_t slice_sims = std::max<int64_t>(1, o.budget / kSlices);
+      // The least a learned slice must gain (relative) to earn the next one: kMinGain, then
+      // also what the chain-anneal probe gained in a slice.
+      double min_gain = kMinGain;
+      bool probed = false;
+      int learned_slices = 0, probe_after = 0;  // for the note
       for (int k = 0; k < kSlices && has_left(slice_ms / 4, slice_sims / 4); ++k) {
         LearnedSearchOptions lo = settings;
         lo.seed = derive_seed(static_cast<uint64_t>(o.seed), static_cast<uint64_t>(k));
@@ -126,36 +165,55 @@ class AutoPlacer : public Placer {
         LearnedSearchStats st;
         Placement p = learned_search(g, c, best, &loaded_->scorer, lo, &st);
         sims += st.simulations;
-        // A slice must shorten the step by kMinGain to earn the next one (any improvement of
+        // A slice must shorten the step by min_gain to earn the next one (any improvement of
         // the overflow counts while nothing fits: those scores are above 2^50).
-        const bool gained = best_score < 0x1p50 ? st.best_score < best_score * (1 - kMinGain)
-                                                : score_improves(st.best_score, best_score);
+        const bool fits = best_score < 0x1p50;
+        const bool gained = fits ? st.best_score < best_score * (1 - min_gain)
+                                 : score_improves(st.best_score, best_score);
         if (!gained) {
           if (score_improves(st.best_score, best_score)) {
             best = std::move(p);
             best_score = st.best_score;
+            improved = true;
           }
-          phases = "learned search " + std::to_string(k + 1) + "/" + std::to_string(kSlices);
+          learned_slices = k + 1;
           break;
         }
+        const double learned_gain = fits ? 1 - st.best_score / best_score : 0;
         best = std::move(p);
         best_score = st.best_score;
-        phases = "learned search " + std::to_string(k + 1) + "/" + std::to_string(kSlices);
+        improved = true;
+        learned_slices = k + 1;
+        // After the first slice that gains, one slice of chain-anneal from its result: the
+        // annealing's rate, measured on this graph at this point.  The learned search goes on
+        // only while each slice gains more than that slice of annealing did.
+        if (fits && !probed && has_left(slice_ms / 4, slice_sims / 4)) {
+          probed = true;
+          Placement q = run_from("chain-anneal", best, std::min(slice_ms, left_ms()),
+                                 std::min(slice_sims, left_sims()), true);
+          const double q_score = search_score(simulate_once(g, c, q), c);
+          const double anneal_gain = 1 - q_score / best_score;
+          if (score_improves(q_score, best_score)) {
+            best = std::move(q);
+            best_score = q_score;
+          }
+          probe_after = k + 1;
+          if (anneal_gain >= learned_gain) break;
+          min_gain = std::max(min_gain, anneal_gain);
+        }
+      }
+      if (learned_slices > 0) {
+        phases = "learned search " + std::to_string(learned_slices) + "/" + std::to_string(kSlices);
+        if (probe_after > 0)
+          phases += " (chain-anneal probe after " + std::to_string(probe_after) + ")";
       }
     }
     // A phase from the best so far with `share` of what is left.
     auto run_phase = [&](const char* method, double share) {
-      PlacerOptions a = sub_options(o);
-      a.initial = best;
-      if (by_time) {
-        a.time_ms = std::max(1e-3, share * left_ms());
-      } else {
-        a.budget = std::max<int64_t>(1, static_cast<int64_t>(share * left_sims()));
-      }
-      PlacerStats st;
-      a.stats = &st;
-      best = make_placer(method, a)->place(g, c, a);
-      sims += st.simulations;
+      Placement p = run_from(method, best, share * left_ms(),
+                             static_cast<int64_t>(share * left_sims()), improved);
+      if (!improved) improved = p.device != best.device;
+      best = std::move(p);
       phases += phases.empty() ? method : std::string(", then ") + method;
     };
     // Steepest descent first, with up to descent_share of what is left: it stops at a local

@@ -20,6 +20,10 @@ namespace placeto {
 namespace {
 
 constexpr int64_t kDefaultBudget = 2000;
+// The starting temperature as a fraction of the start's score (options.anneal_t_start
+// overrides it) and at the end of the schedule.
+constexpr double kStartTemperature = 0.02;
+constexpr double kEndTemperature = 2e-5;
 
 // slack-anneal: op draws follow criticality.  An op's slack is how long it could finish later
 // without lengthening the step, estimated from the last simulation of the current placement:
@@ -197,9 +201,9 @@ class AnnealPlacer : public Placer {
   // time to the device of one of its neighbours, which is how transfers disappear, otherwise
   // to a uniformly drawn one -- and is kept by the Metropolis rule on the score (runtime,
   // plus a penalty proportional to memory overflow); the engine (metropolis.h) runs the
-  // steps.  The temperature falls geometrically, per step, from 2% to 0.002% of the starting
-  // score over the budget.  The best placement seen is returned, so the result is never
-  // worse than the start.
+  // steps.  The temperature falls geometrically, per step, from 2% (options.anneal_t_start
+  // when given) to 0.002% of the starting score over the budget.  The best placement seen is
+  // returned, so the result is never worse than the start.
   //
   // With options.move_groups, half of the steps (every step with move_groups_only) move a
   // drawn op's whole group to a uniformly drawn other device instead: an op with its
@@ -237,8 +241,8 @@ class AnnealPlacer : public Placer {
     const int64_t budget = o.time_ms > 0 ? 0 : o.budget > 0 ? o.budget : kDefaultBudget;
     mo.schedule = TemperatureSchedule::kGeometricPerStep;
     mo.budget = budget;
-    mo.t_start = 0.02 * start_score;
-    mo.t_end = 2e-5 * start_score;
+    mo.t_start = (o.anneal_t_start > 0 ? o.anneal_t_start : kStartTemperature) * start_score;
+    mo.t_end = kEndTemperature * start_score;
     mo.time_limit_s = o.time_limit_s;
     if (o.time_ms > 0) {
       // The schedule starts when the search does: the start placement's time (the fast

@@ -57,6 +57,10 @@ struct PlacerOptions {
   // anneal: start from this placement instead of the best fast placer's (e.g. a learned
   // policy's placement, to polish it).  Must match the graph and cluster.
   std::optional<Placement> initial;
+  // anneal, chain-anneal, slack-anneal: the starting temperature as a fraction of the start's
+  // score (0 = the placer's own, 2%).  `auto` starts its chain-anneal colder when an earlier
+  // phase has already improved the start (improve/search_placers.cc).
+  double anneal_t_start = 0;
   // anneal: ops with equal ids move together, in half of the moves (the others move one op)
   // or, with move_groups_only, in every move.  One id per op; empty = single-op moves only.
   std::vector<int32_t> move_groups;

@@ -188,6 +188,10 @@ void validate_options(const PlacerInfo& info, const PlacerOptions& o, const std:
   if (!info.needs_checkpoint && !info.accepts_checkpoint && !o.checkpoint.empty())
     throw InputError(prefix + "method '" + info.name + "' does not take a checkpoint");
   if (o.time_ms < 0) throw InputError(prefix + "time_ms must be >= 0");
+  if (!(o.anneal_t_start >= 0 && o.anneal_t_start < 1))
+    throw InputError(prefix +
+                     "anneal_t_start must be in [0, 1) (a fraction of the start's score), got " +
+                     std::to_string(o.anneal_t_start));
   if (o.time_ms > 0 && o.budget > 0)
     throw InputError(prefix + "give a budget or a time (--budget or --time-ms), not both");
 }

@@ -319,6 +319,23 @@ TEST_F(LearnedPlacers, AutoWithoutAModelImprovesOnTheBestFastPlacement) {
   EXPECT_LE(score_of(g, c, p), score_of(g, c, best_fast_placement(g, c, PlacerOptions{})));
 }
 
+// auto measures the annealing's rate instead of assuming it: after the first learned slice
+// that gains, one slice of chain-anneal (the probe) runs from its result, and the report's
+// note says so.  Budgets, so the phases do not depend on the machine's speed.
+TEST_F(LearnedPlacers, AutoProbesTheAnnealingAfterItsFirstGainingSlice) {
+  const Graph g = random_graph(60, 11);
+  const Cluster c = default_cluster(4);
+  PlacerOptions o;
+  o.checkpoint = path_;
+  o.budget = 2000;
+  PlacerStats st;
+  o.stats = &st;
+  const Placement p = make_placer("auto", o)->place(g, c, o);
+  EXPECT_NE(st.note.find("(chain-anneal probe after 1)"), std::string::npos) << st.note;
+  EXPECT_LE(score_of(g, c, p), score_of(g, c, best_fast_placement(g, c, PlacerOptions{})));
+  EXPECT_LE(st.simulations, o.budget + 64) << st.note;
+}
+
 // auto against the searches it contains, at equal simulation budgets (the timed comparison is
 // in experiments/RESULTS.md): given B simulations, auto is close to the better of the anneal
 // and the descent it could have run with B, with and without a scorer (here an untrained one,
