@@ -95,7 +95,7 @@ class LearnedPlacer : public Placer {
 // improved the start.  The probe and the cold start were picked on tuning graphs (ptb, nmt and
 // linalg generated with seed 404, 4 each, 4/8/16 devices, seeds 1-2, the default model and the
 // scorer trained without ptb; Inception-V3 and GoogLeNet at f = 1.2 with seeds 11-12;
-// experiments/RESULTS.md section 15, "auto: a colder annealing and a measured hand-over").  The
+// experiments/RESULTS.md section 15, "A colder annealing and a measured hand-over in `auto`").  The
 // scorer is the default model unless --checkpoint names one or none. Each phase returns a placement
 // no worse than its start, so auto never ends above the best fast placer, and a learned search that
 // stalls (as on graphs unlike its training set) hands its time to annealing instead of wasting it.

@@ -199,8 +199,8 @@ class AnnealPlacer : public Placer {
   // Start: options.initial, or else the best (feasible first, then fastest) of the fast
   // placers run with the same seed.  Each step moves one op to another device -- half the
   // time to the device of one of its neighbours, which is how transfers disappear, otherwise
-  // to a uniformly drawn one -- and is kept by the Metropolis rule on the score (runtime,
-  // plus a penalty proportional to memory overflow); the engine (metropolis.h) runs the
+  // to a uniformly drawn one -- and is kept by the Metropolis rule on the score (the memory
+  // rule's search_score: feasible first, then the step); the engine (metropolis.h) runs the
   // steps.  The temperature falls geometrically, per step, from 2% (options.anneal_t_start
   // when given) to 0.002% of the starting score over the budget.  The best placement seen is
   // returned, so the result is never worse than the start.
