@@ -52,61 +52,121 @@ void MoveScorer::fit_standardization(const std::vector<float>& rows, size_t num_
 
 namespace {
 
-// Eight floats; in the AVX2 build of the kernels below one register, in the baseline's two.
+// Blocks of 8 and 16 floats: in the AVX2 build of the kernels below a block of 8 is one
+// register (two in the baseline's), in the AVX-512 build a block of 16 is one.  Each lane adds
+// the same terms in the same order whatever the block, so every build gives the same bits.
 typedef float V8 __attribute__((vector_size(32)));
+typedef float V16 __attribute__((vector_size(64)));
 
-// Unaligned, may alias the float arrays it is read from.
-typedef float V8u __attribute__((vector_size(32), aligned(4), may_alias));
-#define PLACETO_LOAD8(p) (*reinterpret_cast<const V8u*>(p))
+// Unaligned blocks, which may alias the float arrays they are read from and written to.
+template <typename V>
+struct Unaligned;
+template <>
+struct Unaligned<V8> {
+  typedef float type __attribute__((vector_size(32), aligned(4), may_alias));
+};
+template <>
+struct Unaligned<V16> {
+  typedef float type __attribute__((vector_size(64), aligned(4), may_alias));
+};
 
-// The scorer's layers for `rows` rows, each hidden unit a sum of scaled weight rows in input
-// order (input-major weights), so every build adds in the same order and gives the same bits
-// (-ffp-contract=off for this file keeps multiply and add apart: the baseline has no FMA).
-// H1 and H2 known at compile time keep a row's hidden layer in registers.
-template <int H1, int H2>
+// The scorer's layers for R rows from row i0, each hidden unit a sum of scaled weight rows in
+// input order (input-major weights), so every build adds in the same order and gives the same
+// bits (-ffp-contract=off for this file keeps multiply and add apart: the baseline has no FMA).
+// H1 and H2 known at compile time keep the rows' hidden layers in registers, in blocks of V
+// (L floats each); R rows at once read each weight block once for all of them.  A hidden unit
+// that is zero in every one of the R rows is skipped; where it is zero in some, adding 0 x w
+// leaves the sum as skipping would, but perhaps for the sign of a zero, which the ReLU maps to
+// +0: the bits are those of one row at a time.
+template <int H1, int H2, typename V, int L, int R>
+inline __attribute__((always_inline)) void mlp_block(size_t i0, const float* x, size_t stride,
+                                                     int f, const float* mean, const float* scale,
+                                                     const float* w1t, const float* B1,
+                                                     const float* w2t, const float* B2,
+                                                     const float* W3, float B3, float* xn_all,
+                                                     float* h1_all, float* h2_all, float* scores) {
+  static_assert(sizeof(V) == L * sizeof(float), "a block is L floats");
+  static_assert(H1 % L == 0 && H2 % L == 0, "widths in whole blocks");
+  // Loads and stores through the unaligned type (a macro: a function returning V would
+  // change the ABI of the baseline build).
+  typedef typename Unaligned<V>::type VU;
+#define PLACETO_LOAD(p) (*reinterpret_cast<const VU*>(p))
+#define PLACETO_STORE(p, v) (*reinterpret_cast<VU*>(p) = (v))
+  for (int r = 0; r < R; ++r) {
+    float* xn = xn_all + (i0 + r) * f;
+    const float* xr = x + (i0 + r) * stride;
+    for (int k = 0; k < f; ++k) xn[k] = (xr[k] - mean[k]) * scale[k];
+  }
+  V a1[R][H1 / L];
+  for (int r = 0; r < R; ++r)
+    for (int b = 0; b < H1 / L; ++b) a1[r][b] = PLACETO_LOAD(B1 + L * b);
+  for (int k = 0; k < f; ++k) {
+    const float* w = w1t + static_cast<size_t>(k) * H1;
+    for (int b = 0; b < H1 / L; ++b) {
+      const V wb = PLACETO_LOAD(w + L * b);
+      for (int r = 0; r < R; ++r) a1[r][b] += xn_all[(i0 + r) * f + k] * wb;
+    }
+  }
+  const V zero = {};
+  for (int r = 0; r < R; ++r) {
+    float* h1 = h1_all + (i0 + r) * H1;
+    for (int b = 0; b < H1 / L; ++b) {
+      a1[r][b] = a1[r][b] > zero ? a1[r][b] : zero;
+      PLACETO_STORE(h1 + L * b, a1[r][b]);
+    }
+  }
+  V a2[R][H2 / L];
+  for (int r = 0; r < R; ++r)
+    for (int b = 0; b < H2 / L; ++b) a2[r][b] = PLACETO_LOAD(B2 + L * b);
+  for (int k = 0; k < H1; ++k) {
+    float ak[R];
+    bool any = false;
+    for (int r = 0; r < R; ++r) {
+      ak[r] = h1_all[(i0 + r) * H1 + k];
+      any |= ak[r] != 0;
+    }
+    if (!any) continue;
+    const float* w = w2t + static_cast<size_t>(k) * H2;
+    for (int b = 0; b < H2 / L; ++b) {
+      const V wb = PLACETO_LOAD(w + L * b);
+      for (int r = 0; r < R; ++r) a2[r][b] += ak[r] * wb;
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    float* h2 = h2_all + (i0 + r) * H2;
+    for (int b = 0; b < H2 / L; ++b) {
+      a2[r][b] = a2[r][b] > zero ? a2[r][b] : zero;
+      PLACETO_STORE(h2 + L * b, a2[r][b]);
+    }
+    float z = B3;
+    for (int j = 0; j < H2; ++j) z += W3[j] * h2[j];
+    scores[i0 + r] = z;
+  }
+#undef PLACETO_LOAD
+#undef PLACETO_STORE
+}
+
+// All rows: blocks of R, then the rest one at a time.
+template <int H1, int H2, typename V, int L, int R>
 inline __attribute__((always_inline)) void mlp_rows_fixed(
     const float* x, size_t rows, size_t stride, int f, const float* mean, const float* scale,
     const float* w1t, const float* B1, const float* w2t, const float* B2, const float* W3, float B3,
     float* xn_all, float* h1_all, float* h2_all, float* scores) {
-  static_assert(H1 % 8 == 0 && H2 % 8 == 0, "widths in blocks of 8");
-  for (size_t i = 0; i < rows; ++i) {
-    float* xn = xn_all + i * f;
-    for (int k = 0; k < f; ++k) xn[k] = (x[i * stride + k] - mean[k]) * scale[k];
-    V8 a1[H1 / 8];
-    for (int b = 0; b < H1 / 8; ++b) a1[b] = PLACETO_LOAD8(B1 + 8 * b);
-    for (int k = 0; k < f; ++k) {
-      const float xk = xn[k];
-      const float* w = w1t + static_cast<size_t>(k) * H1;
-      for (int b = 0; b < H1 / 8; ++b) a1[b] += xk * PLACETO_LOAD8(w + 8 * b);
-    }
-    const V8 zero = {};
-    float* h1 = h1_all + i * H1;
-    for (int b = 0; b < H1 / 8; ++b) {
-      a1[b] = a1[b] > zero ? a1[b] : zero;
-      *reinterpret_cast<V8u*>(h1 + 8 * b) = a1[b];
-    }
-    V8 a2[H2 / 8];
-    for (int b = 0; b < H2 / 8; ++b) a2[b] = PLACETO_LOAD8(B2 + 8 * b);
-    for (int k = 0; k < H1; ++k) {
-      const float ak = h1[k];
-      if (ak == 0) continue;
-      const float* w = w2t + static_cast<size_t>(k) * H2;
-      for (int b = 0; b < H2 / 8; ++b) a2[b] += ak * PLACETO_LOAD8(w + 8 * b);
-    }
-    float* h2 = h2_all + i * H2;
-    for (int b = 0; b < H2 / 8; ++b) {
-      a2[b] = a2[b] > zero ? a2[b] : zero;
-      *reinterpret_cast<V8u*>(h2 + 8 * b) = a2[b];
-    }
-    float z = B3;
-    for (int j = 0; j < H2; ++j) z += W3[j] * h2[j];
-    scores[i] = z;
-  }
+  size_t i = 0;
+  for (; i + R <= rows; i += R)
+    mlp_block<H1, H2, V, L, R>(i, x, stride, f, mean, scale, w1t, B1, w2t, B2, W3, B3, xn_all,
+                               h1_all, h2_all, scores);
+  for (; i < rows; ++i)
+    mlp_block<H1, H2, V, L, 1>(i, x, stride, f, mean, scale, w1t, B1, w2t, B2, W3, B3, xn_all,
+                               h1_all, h2_all, scores);
 }
 
-// The two shipped widths, each built for the baseline and (on x86) for AVX2, the second
-// chosen where the CPU has it (checked once, __builtin_cpu_supports; no ifunc, so this builds
-// wherever GCC or clang does).  Tests may force the baseline (use_baseline_kernel_for_testing).
+// The two shipped widths, each built for the baseline and (on x86) for AVX2 and for AVX-512
+// (AVX512F), the widest the CPU has chosen (checked once, __builtin_cpu_supports; no ifunc, so
+// this builds wherever GCC or clang does).  AVX-512 takes 4 rows at a time (32 registers hold
+// their 64-wide hidden layers); AVX2 one, which was as fast as 2 or 4 (tests/bench/
+// improve_bench.cc, docs/PERFORMANCE.md).  Tests may force a narrower build
+// (MoveScorer::force_kernel_for_testing).
 #define PLACETO_MLP_ARGS                                                                     \
   const float *x, size_t rows, size_t stride, int f, const float *mean, const float *scale,  \
       const float *w1t, const float *B1, const float *w2t, const float *B2, const float *W3, \
@@ -114,39 +174,62 @@ inline __attribute__((always_inline)) void mlp_rows_fixed(
 #define PLACETO_MLP_PASS \
   x, rows, stride, f, mean, scale, w1t, B1, w2t, B2, W3, B3, xn_all, h1_all, h2_all, scores
 #if defined(__x86_64__) || defined(__i386__)
-#define PLACETO_SCORER_AVX2 1
+#define PLACETO_SCORER_X86 1
 __attribute__((target("avx2"))) void mlp_rows_64_32_avx2(PLACETO_MLP_ARGS) {
-  mlp_rows_fixed<64, 32>(PLACETO_MLP_PASS);
+  mlp_rows_fixed<64, 32, V8, 8, 1>(PLACETO_MLP_PASS);
 }
 __attribute__((target("avx2"))) void mlp_rows_32_16_avx2(PLACETO_MLP_ARGS) {
-  mlp_rows_fixed<32, 16>(PLACETO_MLP_PASS);
+  mlp_rows_fixed<32, 16, V8, 8, 1>(PLACETO_MLP_PASS);
+}
+__attribute__((target("avx512f"))) void mlp_rows_64_32_avx512(PLACETO_MLP_ARGS) {
+  mlp_rows_fixed<64, 32, V16, 16, 4>(PLACETO_MLP_PASS);
+}
+__attribute__((target("avx512f"))) void mlp_rows_32_16_avx512(PLACETO_MLP_ARGS) {
+  mlp_rows_fixed<32, 16, V16, 16, 4>(PLACETO_MLP_PASS);
 }
 #endif
-void mlp_rows_64_32_base(PLACETO_MLP_ARGS) { mlp_rows_fixed<64, 32>(PLACETO_MLP_PASS); }
-void mlp_rows_32_16_base(PLACETO_MLP_ARGS) { mlp_rows_fixed<32, 16>(PLACETO_MLP_PASS); }
+void mlp_rows_64_32_base(PLACETO_MLP_ARGS) { mlp_rows_fixed<64, 32, V8, 8, 1>(PLACETO_MLP_PASS); }
+void mlp_rows_32_16_base(PLACETO_MLP_ARGS) { mlp_rows_fixed<32, 16, V8, 8, 1>(PLACETO_MLP_PASS); }
 
-std::atomic<bool> g_force_baseline{false};
-
-bool cpu_has_avx2() {
-#ifdef PLACETO_SCORER_AVX2
-  static const bool has = __builtin_cpu_supports("avx2");
-  return has;
+// The widest kernel this CPU runs.
+ScorerKernel widest_kernel() {
+#ifdef PLACETO_SCORER_X86
+  static const ScorerKernel widest = __builtin_cpu_supports("avx512f") ? ScorerKernel::kAvx512
+                                     : __builtin_cpu_supports("avx2")  ? ScorerKernel::kAvx2
+                                                                       : ScorerKernel::kBaseline;
+  return widest;
 #else
-  return false;
+  return ScorerKernel::kBaseline;
 #endif
 }
 
-bool use_avx2() { return cpu_has_avx2() && !g_force_baseline.load(std::memory_order_relaxed); }
+// What a test asked for (kBest: no request).
+std::atomic<ScorerKernel> g_forced{ScorerKernel::kBest};
+
+ScorerKernel kernel_in_use() {
+  const ScorerKernel widest = widest_kernel();
+  const ScorerKernel forced = g_forced.load(std::memory_order_relaxed);
+  return forced != ScorerKernel::kBest && forced < widest ? forced : widest;
+}
 
 // Any other widths: the same sums, the hidden layers in memory.
 void mlp_rows(const float* x, size_t rows, size_t stride, int f, int h1, int h2, const float* mean,
               const float* scale, const float* w1t, const float* B1, const float* w2t,
               const float* B2, const float* W3, float B3, float* xn_all, float* h1_all,
               float* h2_all, float* scores) {
-#ifdef PLACETO_SCORER_AVX2
-  if (use_avx2()) {
-    if (h1 == 64 && h2 == 32) return mlp_rows_64_32_avx2(PLACETO_MLP_PASS);
-    if (h1 == 32 && h2 == 16) return mlp_rows_32_16_avx2(PLACETO_MLP_PASS);
+#ifdef PLACETO_SCORER_X86
+  switch (kernel_in_use()) {
+    case ScorerKernel::kAvx512:
+      if (h1 == 64 && h2 == 32) return mlp_rows_64_32_avx512(PLACETO_MLP_PASS);
+      if (h1 == 32 && h2 == 16) return mlp_rows_32_16_avx512(PLACETO_MLP_PASS);
+      break;
+    case ScorerKernel::kAvx2:
+      if (h1 == 64 && h2 == 32) return mlp_rows_64_32_avx2(PLACETO_MLP_PASS);
+      if (h1 == 32 && h2 == 16) return mlp_rows_32_16_avx2(PLACETO_MLP_PASS);
+      break;
+    case ScorerKernel::kBaseline:
+    case ScorerKernel::kBest:
+      break;
   }
 #endif
   if (h1 == 64 && h2 == 32) return mlp_rows_64_32_base(PLACETO_MLP_PASS);
@@ -181,8 +264,9 @@ void mlp_rows(const float* x, size_t rows, size_t stride, int f, int h1, int h2,
 
 }  // namespace
 
-void MoveScorer::use_baseline_kernel_for_testing(bool baseline) {
-  g_force_baseline.store(baseline, std::memory_order_relaxed);
+ScorerKernel MoveScorer::force_kernel_for_testing(ScorerKernel kernel) {
+  g_forced.store(kernel, std::memory_order_relaxed);
+  return kernel_in_use();
 }
 
 void MoveScorer::forward(const float* x, size_t rows, float* scores, int row_stride) {

@@ -23,6 +23,9 @@ struct ScorerShape {
   int hidden2 = 16;
 };
 
+// The builds of the forward pass, narrowest first (force_kernel_for_testing).
+enum class ScorerKernel { kBaseline, kAvx2, kAvx512, kBest };
+
 class MoveScorer {
  public:
   MoveScorer() = default;
@@ -57,10 +60,11 @@ class MoveScorer {
                        double weight = 1.0, float* scores = nullptr, double temperature = 1.0,
                        int row_stride = 0);
 
-  // The forward pass of the shipped widths (32-16, 64-32) has an AVX2 build, used where the
-  // CPU has AVX2, and a baseline one; both give the same bits.  Tests run both: true forces
-  // the baseline in this process, false lets the CPU choose again.
-  static void use_baseline_kernel_for_testing(bool baseline);
+  // The forward pass of the shipped widths (32-16, 64-32) has AVX-512 and AVX2 builds, the
+  // widest the CPU has used, and a baseline one; all give the same bits.  Tests run each:
+  // this makes the process use `kernel`, or the widest the CPU has if that is narrower
+  // (kBest: the widest), and returns the kernel now in use.
+  static ScorerKernel force_kernel_for_testing(ScorerKernel kernel);
 
   // Checkpoint arrays (/model/scorer/...) and back.  from_checkpoint throws InputError naming
   // `source` when the arrays are missing or have other shapes.

@@ -52,6 +52,13 @@ void what_if(benchmark::State& state) {
 void scorer(benchmark::State& state) {
   Setup s(static_cast<int>(state.range(0)));
   const int hidden1 = static_cast<int>(state.range(1));
+  // The build of the forward pass: 0 the baseline, 1 AVX2, 2 AVX-512.
+  const auto kernel = static_cast<ScorerKernel>(state.range(2));
+  if (MoveScorer::force_kernel_for_testing(kernel) != kernel) {
+    MoveScorer::force_kernel_for_testing(ScorerKernel::kBest);
+    state.SkipWithError("this CPU lacks the kernel's instructions");
+    return;
+  }
   MoveScorer m(ScorerShape{WhatIf::kNumFeatures, hidden1, hidden1 / 2});
   m.init(1);
   std::vector<float> out(s.moves.size());
@@ -59,13 +66,15 @@ void scorer(benchmark::State& state) {
     m.score(s.features.data(), s.moves.size(), out.data());
     benchmark::DoNotOptimize(out.data());
   }
+  MoveScorer::force_kernel_for_testing(ScorerKernel::kBest);
   state.counters["pairs"] = static_cast<double>(s.moves.size());
 }
 
 BENCHMARK(simulate)->Arg(2)->Arg(3)->Arg(4)->Unit(benchmark::kMicrosecond);
 BENCHMARK(what_if)->Arg(2)->Arg(3)->Arg(4)->Unit(benchmark::kMicrosecond);
-// The per-family scorers' width (32, 16) and the default model's (64, 32).
-BENCHMARK(scorer)->ArgsProduct({{2, 3, 4}, {32, 64}})->Unit(benchmark::kMicrosecond);
+// The per-family scorers' width (32, 16) and the default model's (64, 32), with each build
+// of the forward pass (baseline, AVX2, AVX-512).
+BENCHMARK(scorer)->ArgsProduct({{2, 3, 4}, {32, 64}, {0, 1, 2}})->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace placeto

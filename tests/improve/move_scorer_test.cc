@@ -112,9 +112,9 @@ TEST(MoveScorer, GradientStepsLowerTheLossAndRankTheTargetFirst) {
 }
 
 // The forward pass has kernels for the shipped widths (32-16 and 64-32, hidden layers in
-// registers; an AVX2 build where the CPU has it, and the baseline) and a plain loop for the
-// others.  Every one adds in the same order as this reference, so the scores agree to the bit:
-// a search makes the same moves on any CPU.  Both builds run here where the CPU has AVX2.
+// registers; AVX-512 and AVX2 builds where the CPU has them, and the baseline) and a plain
+// loop for the others.  Every one adds in the same order as this reference, so the scores
+// agree to the bit: a search makes the same moves on any CPU.  Every build the CPU has runs.
 TEST(MoveScorer, EveryWidthGivesTheReferenceScoresToTheBit) {
   for (const ScorerShape shape : {ScorerShape{31, 64, 32}, ScorerShape{31, 32, 16},
                                   ScorerShape{31, 24, 8}, ScorerShape{7, 8, 8}}) {
@@ -124,11 +124,19 @@ TEST(MoveScorer, EveryWidthGivesTheReferenceScoresToTheBit) {
     for (float& p : s.params()) p += static_cast<float>(0.1 * (rng.uniform01() - 0.5));
     const size_t rows = 37;
     const std::vector<float> x = random_rows(rows, shape.inputs, 7);
-    std::vector<float> got(rows), baseline(rows);
-    s.score(x.data(), rows, got.data());
-    MoveScorer::use_baseline_kernel_for_testing(true);
-    s.score(x.data(), rows, baseline.data());
-    MoveScorer::use_baseline_kernel_for_testing(false);
+    // Each build this CPU runs: the baseline, AVX2 and AVX-512 where it has them.
+    std::vector<std::vector<float>> got;
+    std::vector<ScorerKernel> kernels;
+    for (ScorerKernel k : {ScorerKernel::kBaseline, ScorerKernel::kAvx2, ScorerKernel::kAvx512}) {
+      const ScorerKernel used = MoveScorer::force_kernel_for_testing(k);
+      if (used != k) continue;  // the CPU lacks it
+      kernels.push_back(k);
+      got.emplace_back(rows);
+      s.score(x.data(), rows, got.back().data());
+    }
+    MoveScorer::force_kernel_for_testing(ScorerKernel::kBest);
+    ASSERT_FALSE(kernels.empty());
+    EXPECT_EQ(kernels.front(), ScorerKernel::kBaseline);
     const int f = shape.inputs, h1 = shape.hidden1, h2 = shape.hidden2;
     const float* w1 = s.params().data();
     const float* b1 = w1 + h1 * f;
@@ -151,8 +159,9 @@ TEST(MoveScorer, EveryWidthGivesTheReferenceScoresToTheBit) {
       }
       float z = b3;
       for (int j = 0; j < h2; ++j) z += w3[j] * a2[j];
-      EXPECT_EQ(got[i], z) << f << "-" << h1 << "-" << h2 << " row " << i;
-      EXPECT_EQ(baseline[i], z) << f << "-" << h1 << "-" << h2 << " row " << i << " (baseline)";
+      for (size_t k = 0; k < kernels.size(); ++k)
+        EXPECT_EQ(got[k][i], z) << f << "-" << h1 << "-" << h2 << " row " << i << " kernel "
+                                << static_cast<int>(kernels[k]);
     }
   }
 }
