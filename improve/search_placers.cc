@@ -228,7 +228,8 @@ class AutoPlacer : public Placer {
     if (o.stats) {
       o.stats->simulations = sims;
       o.stats->budget = o.budget;
-      o.stats->note = phases;
+      // After search_start's note, if it left one.
+      o.stats->note += (o.stats->note.empty() || phases.empty() ? "" : "; ") + phases;
     }
     return best;
   }

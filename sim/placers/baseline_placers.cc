@@ -55,7 +55,7 @@ class RandomPlacer : public Placer {
         best = p;
       }
     }
-    if (!best_result.memory_ok) repair_memory(g, c, sim, &best);
+    if (!best_result.memory_ok) repair_memory(g, c, sim, &best, o.repair_deadline);
     return best;
   }
 };
@@ -63,12 +63,12 @@ class RandomPlacer : public Placer {
 class RoundRobinPlacer : public Placer {
  public:
   std::string name() const override { return "round-robin"; }
-  Placement place(const Graph& g, const Cluster& c, const PlacerOptions&) const override {
+  Placement place(const Graph& g, const Cluster& c, const PlacerOptions& o) const override {
     Placement p(c.num_devices(), g.num_nodes(), 0);
     const auto& order = g.topo_order();
     for (size_t i = 0; i < order.size(); ++i)
       p.device[order[i]] = static_cast<int32_t>(i % c.num_devices());
-    repair_memory(g, c, &p);
+    repair_memory(g, c, &p, o.repair_deadline);
     return p;
   }
 };
@@ -80,7 +80,7 @@ class RoundRobinPlacer : public Placer {
 class ExpertPlacer : public Placer {
  public:
   std::string name() const override { return "expert"; }
-  Placement place(const Graph& g, const Cluster& c, const PlacerOptions&) const override {
+  Placement place(const Graph& g, const Cluster& c, const PlacerOptions& o) const override {
     const int num_dev = c.num_devices();
     std::vector<double> speed(num_dev);
     double speed_sum = 0;
@@ -106,7 +106,7 @@ class ExpertPlacer : public Placer {
       p.device[v] = stage;
       prefix += g.cost_us(v);
     }
-    repair_memory(g, c, &p);
+    repair_memory(g, c, &p, o.repair_deadline);
     return p;
   }
 };

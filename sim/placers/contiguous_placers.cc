@@ -63,7 +63,7 @@ class MtopoPlacer : public Placer {
       used[d] = 1;
       for (NodeId v : seq.items[i]) p.device[v] = d;
     }
-    repair_memory(g, c, &p);
+    repair_memory(g, c, &p, o.repair_deadline);
     return fall_back_to_partition(g, c, std::move(p), name(), o.stats);
   }
 };

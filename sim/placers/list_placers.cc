@@ -45,9 +45,10 @@ class ReadyList {
 
 // Finishes every list placer the same way: the ledger's estimate can be wrong in both
 // directions, so the simulator checks the result and repair_memory() fixes what it can.
-Placement finish(const Graph& g, const Cluster& c, const ScheduleModel& model) {
+Placement finish(const Graph& g, const Cluster& c, const ScheduleModel& model,
+                 const PlacerOptions& o) {
   Placement p = model.placement();
-  repair_memory(g, c, &p);
+  repair_memory(g, c, &p, o.repair_deadline);
   return p;
 }
 
@@ -57,7 +58,7 @@ class HeftPlacer : public Placer {
   // Ops in decreasing upward rank (ties: topological position), each on the device that
   // finishes it earliest, inserted into the earliest gap that fits.  Devices whose capacity
   // the ledger says is spent are skipped; if none is left the roomiest one is used.
-  Placement place(const Graph& g, const Cluster& c, const PlacerOptions&) const override {
+  Placement place(const Graph& g, const Cluster& c, const PlacerOptions& o) const override {
     const std::vector<double> rank = upward_rank(g, c);
     std::vector<int> topo_pos(g.num_nodes());
     for (size_t i = 0; i < g.topo_order().size(); ++i) topo_pos[g.topo_order()[i]] = i;
@@ -94,7 +95,7 @@ class HeftPlacer : public Placer {
         if (--missing[w] == 0) queue.push(w);
       }
     }
-    return finish(g, c, model);
+    return finish(g, c, model, o);
   }
 };
 
@@ -103,8 +104,8 @@ class HeftPlacer : public Placer {
 // upward rank, then topological position, then device index).  When no pair is admitted the
 // loop retries without `allowed`, then places the highest-ranked op on the roomiest device.
 template <typename Allowed>
-Placement earliest_task_first(const Graph& g, const Cluster& c, ScheduleModel& model,
-                              Allowed allowed) {
+Placement earliest_task_first(const Graph& g, const Cluster& c, const PlacerOptions& o,
+                              ScheduleModel& model, Allowed allowed) {
   const std::vector<double> rank = upward_rank(g, c);
   std::vector<int> topo_pos(g.num_nodes());
   for (size_t i = 0; i < g.topo_order().size(); ++i) topo_pos[g.topo_order()[i]] = i;
@@ -141,7 +142,7 @@ Placement earliest_task_first(const Graph& g, const Cluster& c, ScheduleModel& m
     ledger.add(best_v, best_d);
     ready.remove_and_release(best_v);
   }
-  return finish(g, c, model);
+  return finish(g, c, model, o);
 }
 
 class MetfPlacer : public Placer {
@@ -150,7 +151,8 @@ class MetfPlacer : public Placer {
   Placement place(const Graph& g, const Cluster& c, const PlacerOptions& o) const override {
     ScheduleModel model(g, c, /*insertion=*/false);
     return fall_back_to_partition(
-        g, c, earliest_task_first(g, c, model, [](NodeId, int) { return true; }), name(), o.stats);
+        g, c, earliest_task_first(g, c, o, model, [](NodeId, int) { return true; }), name(),
+        o.stats);
   }
 };
 
@@ -177,7 +179,8 @@ class MsctPlacer : public Placer {
         if (!model.assigned(g.edge_src(pe[i]))) return true;
       return false;
     };
-    return fall_back_to_partition(g, c, earliest_task_first(g, c, model, allowed), name(), o.stats);
+    return fall_back_to_partition(g, c, earliest_task_first(g, c, o, model, allowed), name(),
+                                  o.stats);
   }
 
  private:

@@ -68,8 +68,10 @@ constexpr int kCandidates = 8;
 
 }  // namespace
 
-bool repair_memory(const Graph& g, const Cluster& c, Simulator& sim, Placement* p) {
+bool repair_memory(const Graph& g, const Cluster& c, Simulator& sim, Placement* p,
+                   const RepairDeadline& deadline) {
   if (!c.has_memory_limits()) return true;
+  auto past_deadline = [&] { return deadline && std::chrono::steady_clock::now() >= *deadline; };
   const int n = g.num_nodes();
   const int num_dev = c.num_devices();
   std::vector<char> moved(n, 0);
@@ -79,6 +81,7 @@ bool repair_memory(const Graph& g, const Cluster& c, Simulator& sim, Placement* 
   for (int iter = 0; iter <= n; ++iter) {
     const SimResult& r = sim.simulate(*p);
     if (r.memory_ok) return true;
+    if (past_deadline()) return false;
     const double overflow = total_overflow(r, c);
     int worst = -1;
     for (int d = 0; d < num_dev; ++d) {
@@ -104,10 +107,15 @@ bool repair_memory(const Graph& g, const Cluster& c, Simulator& sim, Placement* 
     NodeId best_v = -1;
     int best_d = -1;
     double best_over = overflow, best_runtime = 0;
-    for (size_t i = 0; i < k; ++i) {
+    bool stopped = false;
+    for (size_t i = 0; i < k && !stopped; ++i) {
       const NodeId v = candidates[i];
       for (int d = 0; d < num_dev; ++d) {
         if (d == worst || slack[d] <= 0) continue;
+        if (past_deadline()) {
+          stopped = true;
+          break;
+        }
         p->device[v] = d;
         const SimResult& t = sim.simulate(*p);
         const double o = total_overflow(t, c);
@@ -120,6 +128,7 @@ bool repair_memory(const Graph& g, const Cluster& c, Simulator& sim, Placement* 
       }
       p->device[v] = worst;
     }
+    if (stopped) return false;     // the step under way is dropped
     if (best_v < 0) return false;  // no move reduces the overflow
     p->device[best_v] = best_d;
     moved[best_v] = 1;
@@ -127,10 +136,10 @@ bool repair_memory(const Graph& g, const Cluster& c, Simulator& sim, Placement* 
   return sim.simulate(*p).memory_ok;
 }
 
-bool repair_memory(const Graph& g, const Cluster& c, Placement* p) {
+bool repair_memory(const Graph& g, const Cluster& c, Placement* p, const RepairDeadline& deadline) {
   if (!c.has_memory_limits()) return true;
   Simulator sim(g, c);
-  return repair_memory(g, c, sim, p);
+  return repair_memory(g, c, sim, p, deadline);
 }
 
 }  // namespace placeto

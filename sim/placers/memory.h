@@ -9,7 +9,9 @@
 // Threading: plain values and functions; a ledger belongs to one placer call.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "sim/cluster.h"
@@ -55,10 +57,14 @@ class MemoryLedger {
 // the overflowing devices until the simulator says it fits or no move helps: each step tries
 // the 8 largest unmoved ops of the most overflowing device on every device with room left,
 // simulates each, and keeps the move that removes the most overflow (then the fastest).  Each
-// op moves at most once.  Deterministic.  Returns the final SimResult::memory_ok.  `sim` must
-// be bound to g and c.
-bool repair_memory(const Graph& g, const Cluster& c, Simulator& sim, Placement* p);
+// op moves at most once.  Deterministic, unless `deadline` is given: then no step starts after
+// it, and a step under way when it passes is dropped (the placement is left as the steps
+// before it made it).  Returns the final SimResult::memory_ok.  `sim` must be bound to g and c.
+using RepairDeadline = std::optional<std::chrono::steady_clock::time_point>;
+bool repair_memory(const Graph& g, const Cluster& c, Simulator& sim, Placement* p,
+                   const RepairDeadline& deadline = std::nullopt);
 // Convenience: builds a Simulator when the cluster has capacities; no-op otherwise.
-bool repair_memory(const Graph& g, const Cluster& c, Placement* p);
+bool repair_memory(const Graph& g, const Cluster& c, Placement* p,
+                   const RepairDeadline& deadline = std::nullopt);
 
 }  // namespace placeto

@@ -44,7 +44,7 @@ class MetisPlacer : public Placer {
       partition(g, num_dev, o.seed, &part);
     }
     map_parts_to_devices(g, c, part, &p);
-    repair_memory(g, c, &p);
+    repair_memory(g, c, &p, o.repair_deadline);
     return p;
   }
 

@@ -16,6 +16,7 @@
 // by one thread at a time.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -54,6 +55,10 @@ struct PlacerOptions {
   // anneal: stop after this many seconds even if the budget is not spent (0 = no cap).  A cap
   // makes the result depend on the machine's speed.
   double time_limit_s = 0;
+  // Fast placers: their memory repair (memory.h repair_memory) stops at this time, leaving
+  // what overflows then.  A timed search sets it for the fast placers of its start
+  // (search_util.h search_start), so that one slow repair on a large graph does not take T.
+  std::optional<std::chrono::steady_clock::time_point> repair_deadline;
   // anneal: start from this placement instead of the best fast placer's (e.g. a learned
   // policy's placement, to polish it).  Must match the graph and cluster.
   std::optional<Placement> initial;

@@ -23,7 +23,12 @@ double search_score(const SimResult& r, const Cluster& c);
 // (options.time_ms) on a graph above kTimedStartSkipOps ops leaves m-etf out of its start:
 // its list scheduling grows with the square of a wide graph (70 s at 50k ops, where T is
 // typically a minute); options.stats->note says so.
+// Its fast placers' memory repairs also stop at kTimedStartRepairShare of time_ms
+// (PlacerOptions::repair_deadline): on the 48-layer decoder (5.4k ops) `expert`'s repair took
+// 2.9-5.3 s, and a search given 1 s returned after 3.2-6.2 s (experiments/RESULTS.md
+// section 12).  When the start ran past that point, options.stats->note says so.
 inline constexpr int kTimedStartSkipOps = 20000;
+inline constexpr double kTimedStartRepairShare = 0.25;
 Placement search_start(const Graph& g, const Cluster& c, const PlacerOptions& o,
                        const char* method);
 

@@ -9,6 +9,7 @@
 #include "sim/placers/evaluation.h"
 #include "sim/placers/memory.h"
 #include "sim/placers/registry.h"
+#include "sim/placers/search_util.h"
 #include "sim/simulator.h"
 #include "tests/placers/placer_test_graphs.h"
 #include "tests/placers/random_dag.h"
@@ -199,23 +200,80 @@ TEST(Anneal, StartTemperatureOptionReplacesTheDefault) {
   }
 }
 
-TEST(RepairMemory, MovesOpsOffAnOverfullDeviceUntilItFits) {
-  testing::RandomDagOptions o;
-  o.num_ops = 40;
-  o.param_fraction = 1.0;
-  const Graph g = testing::random_layered_dag(o, 31);
+// A cluster of `devices` whose every device holds `factor` x what g needs on one device
+// (peak activations plus parameters of the single-device placement).
+Cluster capped_share(const Graph& g, int devices, double factor) {
   // Simulator keeps a reference to its cluster: a temporary here dangled (ASan,
   // stack-use-after-scope; launch/sanitize).
-  const Cluster two = default_cluster(2);
-  Simulator probe(g, two);
-  const SimResult& one = probe.simulate(Placement(2, g.num_nodes(), 0));
-  const double need = static_cast<double>(one.peak_mem_bytes[0] + one.param_bytes[0]);
-  const Cluster c = testing::cluster_with_memory(2, 0.7 * need);
+  const Cluster plain = default_cluster(devices);
+  Simulator probe(g, plain);
+  const SimResult& one = probe.simulate(Placement(devices, g.num_nodes(), 0));
+  return testing::cluster_with_memory(
+      devices, factor * static_cast<double>(one.peak_mem_bytes[0] + one.param_bytes[0]));
+}
+
+// A random layered DAG whose ops all hold parameters.
+Graph param_dag(int ops, int seed) {
+  testing::RandomDagOptions o;
+  o.num_ops = ops;
+  o.param_fraction = 1.0;
+  return testing::random_layered_dag(o, seed);
+}
+
+TEST(RepairMemory, MovesOpsOffAnOverfullDeviceUntilItFits) {
+  const Graph g = param_dag(40, 31);
+  const Cluster c = capped_share(g, 2, 0.7);
   Placement p(2, g.num_nodes(), 0);
   Simulator sim(g, c);
   ASSERT_FALSE(sim.simulate(p).memory_ok);
   EXPECT_TRUE(repair_memory(g, c, sim, &p));
   EXPECT_TRUE(sim.simulate(p).memory_ok);
+}
+
+// A repair given a deadline starts no step after it: one already passed leaves the placement
+// as it was; one far off changes nothing.
+TEST(RepairMemory, StartsNoStepAfterItsDeadline) {
+  const Graph g = param_dag(40, 31);
+  const Cluster c = capped_share(g, 2, 0.7);
+  const auto now = std::chrono::steady_clock::now();
+  const Placement start(2, g.num_nodes(), 0);
+  Placement passed = start, far = start, none = start;
+  EXPECT_FALSE(repair_memory(g, c, &passed, now - std::chrono::seconds(1)));
+  EXPECT_EQ(passed, start);
+  EXPECT_TRUE(repair_memory(g, c, &far, now + std::chrono::hours(1)));
+  EXPECT_TRUE(repair_memory(g, c, &none));
+  EXPECT_EQ(far, none);
+}
+
+// A timed search's start stops its fast placers' memory repairs at kTimedStartRepairShare of
+// T (a slow repair on a large graph took several times T): with a T too short for any repair
+// the start is the best of the unrepaired fast placements, and the search's note says so.
+TEST(SearchStart, ATimedStartStopsItsFastPlacersRepairsAtAShareOfT) {
+  // A graph and capacity where the best fast placement is one that a repair made: the first
+  // of a few (deterministic) draws.
+  bool found = false;
+  for (int seed = 1; seed <= 40 && !found; ++seed) {
+    for (double factor : {0.3, 0.4, 0.5}) {
+      const Graph g = param_dag(60, seed);
+      const Cluster c = capped_share(g, 4, factor);
+      PlacerOptions unrepaired;
+      unrepaired.repair_deadline = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+      const Placement without = best_fast_placement(g, c, unrepaired);
+      const Placement with = best_fast_placement(g, c, PlacerOptions{});
+      if (without == with) continue;
+      found = true;
+      PlacerOptions untimed;
+      EXPECT_EQ(search_start(g, c, untimed, "test"), with) << seed << " " << factor;
+      PlacerOptions timed;
+      timed.time_ms = 1e-6;  // its 25% has passed before the first repair starts
+      PlacerStats stats;
+      timed.stats = &stats;
+      EXPECT_EQ(search_start(g, c, timed, "test"), without) << seed << " " << factor;
+      EXPECT_NE(stats.note.find("memory repairs stop"), std::string::npos) << stats.note;
+      break;
+    }
+  }
+  EXPECT_TRUE(found) << "no draw where the best fast placement needed a repair";
 }
 
 TEST(RepairMemory, ReportsFailureWhenNothingCanFit) {
