@@ -228,8 +228,7 @@ class AutoPlacer : public Placer {
     if (o.stats) {
       o.stats->simulations = sims;
       o.stats->budget = o.budget;
-      // After search_start's note, if it left one.
-      o.stats->note += (o.stats->note.empty() || phases.empty() ? "" : "; ") + phases;
+      add_note(o.stats, phases);  // after search_start's note, if it left one
     }
     return best;
   }

@@ -234,11 +234,7 @@ class AnnealPlacer : public Placer {
     Placement start = search_start(g, c, o, method.c_str());
     MetropolisOptions mo;
     const double start_score = mo.score(search.simulator().simulate(start), c);
-    if (o.stats) {  // search_start's note stays
-      PlacerStats fresh;
-      fresh.note = o.stats->note;
-      *o.stats = fresh;
-    }
+    reset_stats_keeping_note(o.stats);
     if (c.num_devices() == 1 || g.num_nodes() == 0) return start;
 
     // Timed: no budget (0 in the stats); the schedule runs on the clock.

@@ -35,11 +35,7 @@ class DescentPlacer : public Placer {
     Simulator sim(g, c);
     Placement current = search_start(g, c, o, "descent");
     double current_score = search_score(sim.simulate(current), c);
-    if (o.stats) {  // search_start's note stays
-      PlacerStats fresh;
-      fresh.note = o.stats->note;
-      *o.stats = fresh;
-    }
+    reset_stats_keeping_note(o.stats);
     if (num_dev == 1 || n == 0) return current;
     int64_t budget = o.budget > 0 ? o.budget : kDefaultBudget;
     if (o.time_ms > 0) budget = budget_for_time(sim, current, o.time_ms, t_call);

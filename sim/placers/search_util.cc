@@ -14,30 +14,42 @@ double search_score(const SimResult& r, const Cluster& c) {
   return memory_rule_score(memory_overflow(r, c), r.runtime_us);
 }
 
+void add_note(PlacerStats* stats, const std::string& text) {
+  if (!stats || text.empty()) return;
+  stats->note += (stats->note.empty() ? "" : "; ") + text;
+}
+
+void reset_stats_keeping_note(PlacerStats* stats) {
+  if (!stats) return;
+  PlacerStats fresh;
+  fresh.note = std::move(stats->note);
+  *stats = std::move(fresh);
+}
+
 Placement search_start(const Graph& g, const Cluster& c, const PlacerOptions& o,
                        const char* method) {
   const int n = g.num_nodes();
   const bool timed = !o.initial && o.time_ms > 0;
   const bool skip = timed && n > kTimedStartSkipOps;
-  const auto t_start = std::chrono::steady_clock::now();
-  PlacerOptions fast = o;
-  if (timed && !fast.repair_deadline)
-    fast.repair_deadline =
-        t_start +
-        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-            std::chrono::duration<double, std::milli>(kTimedStartRepairShare * o.time_ms));
-  Placement p = o.initial ? *o.initial
-                          : best_fast_placement(g, c, fast,
-                                                skip ? std::vector<std::string>{"m-etf"}
-                                                     : std::vector<std::string>{});
-  if (timed && o.stats && std::chrono::steady_clock::now() >= *fast.repair_deadline)
-    o.stats->note += std::string(o.stats->note.empty() ? "" : "; ") +
-                     "start's fast placers ran past " +
-                     std::to_string(static_cast<int>(kTimedStartRepairShare * 100 + 0.5)) +
-                     "% of the time (their memory repairs stop there)";
-  if (skip && o.stats)
-    o.stats->note += std::string(o.stats->note.empty() ? "" : "; ") + "start without m-etf (" +
-                     std::to_string(n) + " ops, timed)";
+  Placement p;
+  if (o.initial) {
+    p = *o.initial;
+  } else {
+    // A timed start's fast placers stop their memory repairs at kTimedStartRepairShare of T.
+    PlacerOptions fast = o;
+    if (timed && !fast.repair_deadline)
+      fast.repair_deadline =
+          std::chrono::steady_clock::now() +
+          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+              std::chrono::duration<double, std::milli>(kTimedStartRepairShare * o.time_ms));
+    p = best_fast_placement(g, c, fast,
+                            skip ? std::vector<std::string>{"m-etf"} : std::vector<std::string>{});
+    if (timed && std::chrono::steady_clock::now() >= *fast.repair_deadline)
+      add_note(o.stats, "start's fast placers ran past " +
+                            std::to_string(static_cast<int>(kTimedStartRepairShare * 100 + 0.5)) +
+                            "% of the time (their memory repairs stop there)");
+  }
+  if (skip) add_note(o.stats, "start without m-etf (" + std::to_string(n) + " ops, timed)");
   if (p.num_devices != c.num_devices() || static_cast<int>(p.device.size()) != n)
     throw InputError(std::string(method) + ": the initial placement is for " +
                      std::to_string(p.num_devices) + " devices and " +

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <string>
 
 #include "sim/placers/memory_rule.h"
 #include "sim/placers/placer.h"
@@ -31,6 +32,11 @@ inline constexpr int kTimedStartSkipOps = 20000;
 inline constexpr double kTimedStartRepairShare = 0.25;
 Placement search_start(const Graph& g, const Cluster& c, const PlacerOptions& o,
                        const char* method);
+
+// Appends `text` to stats->note ("; " between notes); nothing when stats is null.
+void add_note(PlacerStats* stats, const std::string& text);
+// A search's stats at its start: all zero but the note, which keeps what search_start said.
+void reset_stats_keeping_note(PlacerStats* stats);
 
 // Milliseconds of the steady clock since `t`: how every timed search reads its clock.
 inline double ms_since(std::chrono::steady_clock::time_point t) {
