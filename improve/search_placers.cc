@@ -40,6 +40,19 @@ LearnedSearchOptions placer_search_options() {
 // simulations and the descent gets few steps.
 constexpr double kDefaultDescentShare = 0.5;
 constexpr int kDescentFirstMaxDevices = 4;
+// With a scorer the descent runs before the learned search, with this share of the time (or
+// budget).  After the learned search (before 2026-12-07 evening) it started from a placement
+// the learned slices and the probe had moved, often ran out of time before its local optimum,
+// and ended far above a plain descent: on ptb at 4 devices with the scorer trained without ptb,
+// 5 of 16 tuning runs above 1.02x the better of anneal and descent (worst 1.150).  Tuning
+// graphs (ptb, nmt, cifar10 of generator seed 404 with the scorers trained without them, search
+// seeds 1-4; linalg of seed 404 and GoogLeNet, Inception-V3 at f = 1.2, seeds 11-13, with the
+// default model; RESULTS.md section 15, "Descent before the learned search"), over the better
+// of anneal and descent at 1 s, ptb / nmt / cifar10: after 0.995 / 0.970 / 0.948, first with
+// 0.2 0.957 / 0.945 / 0.950, 0.3 0.947 / 0.946 / 0.955, 0.5 0.961 / 0.955 / 0.957, 0.7 0.959 /
+// 0.957 / 0.964; no run above 1.02 with 0.2-0.5.  At 8 devices the same with 0.3 and 0.5 was
+// worse (ptb 0.917 -> 0.925 and 0.936): there a descent step costs N (D - 1) simulations.
+constexpr double kDescentFirstShareWithScorer = 0.3;
 // auto's chain-anneal starts at this temperature (a fraction of its start's score) instead of
 // anneal's 2% when the learned search or the descent has improved the start: from a placement a
 // local search has already shortened, a hot walk spends most of a short run undoing that work.
@@ -84,12 +97,12 @@ class LearnedPlacer : public Placer {
   bool greedy_;
 };
 
-// "auto": the best fast placement; then, with a scorer, the learned search in slices of an
-// eighth of the time (or budget) for as long as a slice improves on the best so far by 0.5%,
-// with one slice of chain-anneal after its first gaining slice (the probe): from then on a
-// learned slice must also gain more than the probe did, or the annealing takes over; then
-// at up to 4 devices a steepest descent with half of what is left (descent_share); then
-// chain-anneal (anneal that also moves segments of forward chains, which finds room where
+// "auto": the best fast placement; then at up to 4 devices a steepest descent with a share of
+// the time (descent_share: 0.3 with a scorer, 0.5 without); then, with a scorer, the learned
+// search in slices of an eighth of what is left for as long as a slice improves on the best so
+// far by 0.5%, with one slice of chain-anneal after its first gaining slice (the probe): from
+// then on a learned slice must also gain more than the probe did, or the annealing takes over;
+// then chain-anneal (anneal that also moves segments of forward chains, which finds room where
 // memory binds) from the best so far with whatever is left (it ends at the time given or spends
 // the budget; 2c48ced), starting colder (kWarmStartTemperature) when an earlier phase has
 // improved the start.  The probe and the cold start were picked on tuning graphs (ptb, nmt and
@@ -120,7 +133,9 @@ class AutoPlacer : public Placer {
       return by_time ? left_ms() >= min_ms : left_sims() >= min_sims;
     };
     LearnedSearchOptions settings = placer_search_options();
-    double descent_share = c.num_devices() <= kDescentFirstMaxDevices ? kDefaultDescentShare : 0;
+    double descent_share = c.num_devices() > kDescentFirstMaxDevices ? 0
+                           : loaded_                                 ? kDescentFirstShareWithScorer
+                                                                     : kDefaultDescentShare;
     apply_search_settings(o.search_settings, &settings, &descent_share);
     // One search from `from` with ms milliseconds (timed) or n simulations; `warm`: an
     // annealing starts at kWarmStartTemperature (descent ignores it).
@@ -144,11 +159,26 @@ class AutoPlacer : public Placer {
     std::string phases;
     // Whether a phase before the annealing has shortened the start (or its overflow).
     bool improved = false;
+    // A phase from the best so far with `share` of what is left.
+    auto run_phase = [&](const char* method, double share) {
+      Placement p = run_from(method, best, share * left_ms(),
+                             static_cast<int64_t>(share * left_sims()), improved);
+      if (!improved) improved = p.device != best.device;
+      best = std::move(p);
+      phases += phases.empty() ? method : std::string(", then ") + method;
+    };
+    // Steepest descent first, with up to descent_share of the time: it stops at a local optimum,
+    // often well before, and where annealing's walk is too hot for the time given (ptb and nmt
+    // at 4 and 8 devices) it is the better search by far.  It runs before the learned search,
+    // from the best fast placement, so that it reaches the local optimum a plain descent
+    // reaches (kDescentFirstShareWithScorer).
+    if (descent_share > 0 && has_left(kMinAnnealMs, kMinAnnealSims))
+      run_phase("descent", descent_share);
     if (loaded_) {
       // The slices compare with the start's score; without a scorer nothing needs it.
       double best_score = search_score(simulate_once(g, c, best), c);
-      const double slice_ms = total_ms / kSlices;
-      const int64_t slice_sims = std::max<int64_t>(1, o.budget / kSlices);
+      const double slice_ms = left_ms() / kSlices;
+      const int64_t slice_sims = std::max<int64_t>(1, left_sims() / kSlices);
       // The least a learned slice must gain (relative) to earn the next one: kMinGain, then
       // also what the chain-anneal probe gained in a slice.
       double min_gain = kMinGain;
@@ -203,25 +233,15 @@ class AutoPlacer : public Placer {
         }
       }
       if (learned_slices > 0) {
-        phases = "learned search " + std::to_string(learned_slices) + "/" + std::to_string(kSlices);
+        phases += phases.empty() ? "" : ", then ";
+        phases +=
+            "learned search " + std::to_string(learned_slices) + "/" + std::to_string(kSlices);
         if (probe_after > 0)
           phases += " (chain-anneal probe after " + std::to_string(probe_after) + ")";
       }
     }
-    // A phase from the best so far with `share` of what is left.
-    auto run_phase = [&](const char* method, double share) {
-      Placement p = run_from(method, best, share * left_ms(),
-                             static_cast<int64_t>(share * left_sims()), improved);
-      if (!improved) improved = p.device != best.device;
-      best = std::move(p);
-      phases += phases.empty() ? method : std::string(", then ") + method;
-    };
-    // Steepest descent first, with up to descent_share of what is left: it stops at a local
-    // optimum, often well before, and where annealing's walk is too hot for the time given
-    // (ptb and nmt at 4 and 8 devices) it is the better search by far.  Then chain-anneal from
-    // the best so far (it returns the best it saw, so it cannot undo the descent).
-    if (descent_share > 0 && has_left(kMinAnnealMs, kMinAnnealSims))
-      run_phase("descent", descent_share);
+    // Then chain-anneal from the best so far (it returns the best it saw, so it cannot undo the
+    // earlier phases).
     // chain-anneal ends at the time given, or spends the budget: no time is left after it.
     // (A descent after it ran while timed anneal could end early, before 2c48ced.)
     if (has_left(kMinAnnealMs, kMinAnnealSims)) run_phase("chain-anneal", 1.0);
@@ -354,8 +374,8 @@ void register_learned_search_placers() {
   PlacerInfo au;
   au.name = "auto";
   au.summary =
-      "the fast placers; then policy-search (the default model, --checkpoint, or none) "
-      "while it improves; then, at up to 4 devices, descent; then chain-anneal for the rest "
+      "the fast placers; then, at up to 4 devices, descent; then policy-search (the default "
+      "model, --checkpoint, or none) while it improves; then chain-anneal for the rest "
       "of --time-ms (default 100) or --budget: never worse than 'best'";
   au.kind = PlacerKind::kSearch;
   au.stochastic = true;
