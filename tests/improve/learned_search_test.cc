@@ -354,6 +354,7 @@ TEST_F(LearnedPlacers, AutoDescendsFirstAtUpToFourDevices) {
     o.stats = &st;
     const Placement p = make_placer("auto", o)->place(g, c, o);
     EXPECT_EQ(st.note.rfind("descent, then learned search", 0), 0u) << st.note;
+    EXPECT_LE(st.simulations, o.budget + 64) << st.note;
     PlacerOptions d;
     d.budget = static_cast<int64_t>(0.3 * o.budget);
     const Placement by_descent = make_placer("descent", d)->place(g, c, d);
