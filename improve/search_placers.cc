@@ -31,17 +31,17 @@ LearnedSearchOptions placer_search_options() {
   lo.group_share = kDefaultGroupShare;
   return lo;
 }
-// auto's first descent: at most this share of the time left after the learned search, on
-// clusters of at most kDescentFirstMaxDevices devices (--search-set descent_share overrides
-// it; 0: straight to chain-anneal).  Picked on the tuning graphs (experiments/auto_tune.sh
-// 31, 20,000 simulations, no model; RESULTS.md section 15): over the better of anneal and
-// descent, 0.5 took 4 devices from 1.030 to 0.996 (ptb from 1.227 to 1.034) but 8 devices
-// from 0.989 to 1.011 and 16 from 0.961 to 0.990, where a descent step costs N (D - 1)
-// simulations and the descent gets few steps.
+// auto's first descent without a scorer: at most this share of the time left after the fast
+// placers, on clusters of at most kDescentFirstMaxDevices devices (--search-set descent_share
+// overrides it and kDescentFirstShareWithScorer; 0: no descent).  Picked on the tuning graphs
+// (experiments/auto_tune.sh 31, 20,000 simulations, no model; RESULTS.md section 15): over the
+// better of anneal and descent, 0.5 took 4 devices from 1.030 to 0.996 (ptb from 1.227 to 1.034)
+// but 8 devices from 0.989 to 1.011 and 16 from 0.961 to 0.990, where a descent step costs
+// N (D - 1) simulations and the descent gets few steps.
 constexpr double kDefaultDescentShare = 0.5;
 constexpr int kDescentFirstMaxDevices = 4;
 // With a scorer the descent runs before the learned search, with this share of the time (or
-// budget).  After the learned search (before 2026-12-07 evening) it started from a placement
+// budget).  After the learned search (before 0b149d7) it started from a placement
 // the learned slices and the probe had moved, often ran out of time before its local optimum,
 // and ended far above a plain descent: on ptb at 4 devices with the scorer trained without ptb,
 // 5 of 16 tuning runs above 1.02x the better of anneal and descent (worst 1.150).  Tuning
