@@ -2,14 +2,14 @@
 # Issue #35's second bar, for a scorer trained on every family (experiments/configs/
 # search_default.yaml): the bar of RESULTS §11 (policy-search given 100 ms over the better of
 # anneal and descent given 100 ms, per family and device count) with the per-family scorers
-# models/<family>.h5 and with one scorer for all, on 4 default-size graphs per family of a
-# generator seed never used before (GRAPH_SEED, default 8383), at 2, 3 and 4 k80 devices,
-# search seeds 1-5.  Per (family, D, seed) one `placeto compare` runs anneal, descent and the
-# per-family scorer's search, and the next one the default scorer's, on the same graphs and
+# models/<family>.h5 and with one scorer for all, on COUNT (default 4) default-size graphs per
+# family of a generator seed never used before (GRAPH_SEED, default 8383), at 2, 3 and 4 k80
+# devices, search seeds 1-5.  Per (family, D, seed) one `placeto compare` runs anneal, descent
+# and the per-family scorer's search, and the next one the default scorer's, on the same graphs and
 # seed; run it alone, since the budgets are times.
 #
 # Usage: experiments/default_model_check.sh [DEFAULT (default models/default.h5)]
-#   GRAPH_SEED=8383 OUT=runs/default_check T=100 PLACETO_BIN=build/bin
+#   GRAPH_SEED=8383 OUT=runs/default_check T=100 PLACETO_BIN=build/bin COUNT=4 (graphs a family)
 #   BUDGET=N gives every search N simulations (--budget) instead of T ms: no timing noise.
 # Writes OUT/<family>-d<D>-s<seed>.csv and OUT/summary.md (printed): per cell the two ratios
 # (geometric mean over graphs and seeds) and default / per-family.
@@ -28,7 +28,7 @@ effort=(--time-ms "$t")
 mkdir -p "$out"
 for family in ptb nmt cifar10; do
   [[ -f $out/$family/graphs/manifest.json ]] ||
-    $bin/placeto generate --family "$family" --count 4 --seed "$graph_seed" \
+    $bin/placeto generate --family "$family" --count "${COUNT:-4}" --seed "$graph_seed" \
       --out "$out/$family/graphs" > /dev/null
   for d in 2 3 4; do
     for seed in 1 2 3 4 5; do
