@@ -280,4 +280,23 @@ printf 'graph\tops\tmethod\ttime_ms\tplace_ms\twall_s\trss_mb\tstep_us\tfeasible
 expect_fail "graph_scale: no rows" "no rows" "$py" "$exp/summarize_graph_scale.py" "$gs/empty.tsv" \
   "$gs/x.md" "$gs/x.png"
 
+# --- best_known_bound.py: one graph at 4 devices, two runs.  The best feasible step any row
+# reached is auto's 80 in s1 (s2's auto at 50 does not fit; best-classical rows are not
+# placements of their own).  Bars: s1 min(100, 120) = 100, s2 min(110, 105) = 105; ratios 0.8
+# and 0.761905, geometric mean 0.780720; 6 placements counted.
+bk=$tmp/bk
+mkdir -p "$bk"
+hdr='graph,method,devices,runtime_us,peak_mem_bytes_max,feasible,place_ms'
+printf '%s\ng0,anneal,4,100,1,true,1000\ng0,descent,4,120,1,true,1000\ng0,best-classical,4,70,1,true,5\n' \
+  "$hdr" > "$bk/d4_t1000_s1.csv"
+printf '%s\ng0,auto,4,80,1,true,1000\ng0,policy-search,4,90,1,true,1000\n' "$hdr" > "$bk/d4_t1000_s1_m.csv"
+printf '%s\ng0,anneal,4,110,1,true,1000\ng0,descent,4,105,1,true,1000\n' "$hdr" > "$bk/d4_t1000_s2.csv"
+printf '%s\ng0,auto,4,50,1,false,1000\n' "$hdr" > "$bk/d4_t1000_s2_m.csv"
+run best_known_bound "$py" "$exp/best_known_bound.py" "$bk"
+has "best_known_bound: row" "$tmp/out" "| 4 | 2 | 6 | 0.781 | 0.762 |"
+expect_fail "best_known_bound: missing directory" "$tmp/nope: not a directory" \
+  "$py" "$exp/best_known_bound.py" "$tmp/nope"
+mkdir -p "$tmp/bk_empty"
+expect_fail "best_known_bound: no runs" "no d<D>_t1000_s<seed>" "$py" "$exp/best_known_bound.py" "$tmp/bk_empty"
+
 finish
